@@ -1,0 +1,119 @@
+import { ParleyError } from './parley-error.js';
+
+/** The input given to `reply` is not acceptable (e.g. a message carrying tool calls). */
+export class InvalidInputError extends ParleyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_input', message, options);
+  }
+}
+
+/** The agent is parked, and the input was not a resuming event. */
+export class AgentParkedError extends ParleyError {
+  constructor(message: string) {
+    super('agent_parked', message);
+  }
+}
+
+/** A resuming event arrived while the agent was not waiting for that kind of event. */
+export class NotWaitingError extends ParleyError {
+  constructor(message: string) {
+    super('not_waiting', message);
+  }
+}
+
+/** A resuming event named tool calls that are not waiting for it. */
+export class UnknownToolCallError extends ParleyError {
+  readonly toolCallIds: string[];
+  constructor(message: string, toolCallIds: string[]) {
+    super('unknown_tool_call', message);
+    this.toolCallIds = toolCallIds;
+  }
+}
+
+/** A resuming event names a reply that is not the parked one (an old tab, a replayed request). */
+export class StaleReplyError extends ParleyError {
+  readonly replyId: string;
+  readonly parkedReplyId: string | null;
+  constructor(replyId: string, parkedReplyId: string | null) {
+    super(
+      'stale_reply',
+      parkedReplyId === null
+        ? `Reply '${replyId}' is not parked: the agent has no parked reply.`
+        : `Reply '${replyId}' is not the parked reply (the parked reply is '${parkedReplyId}').`,
+    );
+    this.replyId = replyId;
+    this.parkedReplyId = parkedReplyId;
+  }
+}
+
+/** `reply`/`replyStream` was called while another reply of the same agent is running. */
+export class AgentBusyError extends ParleyError {
+  constructor() {
+    super('agent_busy', 'The agent is already running a reply; wait for it to finish or park.');
+  }
+}
+
+/** An event (input or output) does not have the documented shape. `path` names the bad field. */
+export class InvalidEventError extends ParleyError {
+  readonly path: string;
+  constructor(path: string, problem: string, options?: { cause?: unknown }) {
+    super('invalid_event', `Invalid event: ${path === '' ? '(root)' : path}: ${problem}`, options);
+    this.path = path;
+  }
+}
+
+/** An externally executed tool result was refused (bad metadata, or an answer that does not fit the question). */
+export class InvalidToolResultError extends ParleyError {
+  readonly toolCallId: string;
+  constructor(toolCallId: string, message: string) {
+    super('invalid_tool_result', message);
+    this.toolCallId = toolCallId;
+  }
+}
+
+/** A stored or given `AgentState` is corrupt, truncated or from an unknown schema version. */
+export class InvalidStateError extends ParleyError {
+  readonly sessionId: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; sessionId?: string | undefined }) {
+    super('invalid_state', message, options);
+    this.sessionId = options?.sessionId;
+  }
+}
+
+/** A `SessionStore.save` lost an optimistic-concurrency race. */
+export class StaleSessionError extends ParleyError {
+  readonly sessionId: string;
+  readonly expectedVersion: number;
+  readonly actualVersion: number | undefined;
+  constructor(sessionId: string, expectedVersion: number, actualVersion: number | undefined) {
+    super(
+      'stale_session',
+      `Session '${sessionId}' was saved by someone else: expected version ${expectedVersion}, found ${actualVersion ?? 'none'}.`,
+    );
+    this.sessionId = sessionId;
+    this.expectedVersion = expectedVersion;
+    this.actualVersion = actualVersion;
+  }
+}
+
+/**
+ * A model call failed. Provider adapters throw this (or a subclass) with the
+ * HTTP `status` when there is one and whether retrying may help.
+ */
+export class ModelError extends ParleyError {
+  readonly status: number | undefined;
+  readonly isRetryable: boolean;
+  constructor(
+    message: string,
+    options: {
+      status?: number | undefined;
+      isRetryable?: boolean;
+      cause?: unknown;
+      code?: string;
+    } = {},
+  ) {
+    super(options.code ?? 'model_error', message, { cause: options.cause });
+    this.status = options.status;
+    this.isRetryable = options.isRetryable ?? false;
+  }
+}

@@ -1,0 +1,57 @@
+import type { PermissionRule } from './permission-rule.js';
+
+/** Plain text. */
+export type TextBlock = { type: 'text'; text: string; id?: string };
+
+/** Binary or remote content (an image, a file), inline as base64 or by URL. */
+export type DataBlock = {
+  type: 'data';
+  id?: string;
+  name?: string;
+  source:
+    | { type: 'base64'; data: string; mediaType: string }
+    | { type: 'url'; url: string; mediaType: string };
+};
+
+/**
+ * The model's visible reasoning. `signature` is the provider's opaque proof
+ * (Anthropic) that must be sent back unchanged with the block.
+ */
+export type ThinkingBlock = { type: 'thinking'; thinking: string; id?: string; signature?: string };
+
+/** Out-of-band guidance for the model (a reminder, a note from the runtime). */
+export type HintBlock = {
+  type: 'hint';
+  hint: string | (TextBlock | DataBlock)[];
+  id?: string;
+  source?: string;
+};
+
+/** Where a tool call is in its life (SPEC section 2). */
+export type ToolCallState = 'pending' | 'asking' | 'allowed' | 'submitted' | 'finished';
+
+/** A tool call made by the model. `input` is the raw JSON text the model produced. */
+export type ToolCallBlock = {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  input: string;
+  state: ToolCallState;
+  suggestedRules: PermissionRule[];
+};
+
+/** How a tool call ended (`running` only while streaming). */
+export type ToolResultState = 'success' | 'error' | 'interrupted' | 'denied' | 'running';
+
+/** The result of a tool call; `id` is the tool call's id. */
+export type ToolResultBlock = {
+  type: 'tool_result';
+  id: string;
+  name: string;
+  output: string | (TextBlock | DataBlock)[];
+  state: ToolResultState;
+  metadata?: Record<string, unknown>;
+};
+
+export type ContentBlock =
+  TextBlock | DataBlock | ThinkingBlock | HintBlock | ToolCallBlock | ToolResultBlock;

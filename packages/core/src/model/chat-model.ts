@@ -1,0 +1,52 @@
+import type { Msg } from '../message/index.js';
+
+/** What a model is told about one tool: its name, description and JSON Schema input. */
+export type ToolSchema = {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+};
+
+/**
+ * One model call. `messages` is the conversation (the reply in progress last,
+ * as one assistant message); adapters turn it into provider turns with
+ * `toConversation`.
+ */
+export type ChatRequest = {
+  systemPrompt: string;
+  messages: Msg[];
+  tools: ToolSchema[];
+};
+
+/** Token counts of one model call. */
+export type ChatUsage = { inputTokens: number; outputTokens: number };
+
+/**
+ * What a model streams. Text and thinking arrive as deltas; a tool call is
+ * opened with its id and name, its JSON arguments arrive as deltas (several
+ * calls may interleave, keyed by `id`), and it is closed. `finish` comes last.
+ */
+export type ChatChunk =
+  | { type: 'text_delta'; delta: string }
+  | { type: 'thinking_delta'; delta: string }
+  | { type: 'thinking_signature'; signature: string }
+  | {
+      type: 'data';
+      source:
+        | { type: 'base64'; data: string; mediaType: string }
+        | { type: 'url'; url: string; mediaType: string };
+    }
+  | { type: 'tool_call_start'; id: string; name: string }
+  | { type: 'tool_call_delta'; id: string; delta: string }
+  | { type: 'tool_call_end'; id: string }
+  | { type: 'usage'; inputTokens: number; outputTokens: number }
+  | { type: 'finish'; finishedReason: string };
+
+/**
+ * The port every model adapter implements. One method, one mode: a stream.
+ * It must honour `signal` (stop reading and throw an `AbortError`).
+ */
+export interface ChatModel {
+  readonly name: string;
+  stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatChunk>;
+}

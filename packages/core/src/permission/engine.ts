@@ -1,0 +1,168 @@
+import type {
+  PermissionContext,
+  PermissionDecision,
+  PermissionRule,
+  PermissionSubject,
+} from './types.js';
+import { permissionMessages as text } from './messages.js';
+
+/** A fresh permission context: `default` mode, no rules, no working directories. */
+export function createPermissionContext(
+  partial: Partial<PermissionContext> = {},
+): PermissionContext {
+  return {
+    mode: partial.mode ?? 'default',
+    workingDirectories: [...(partial.workingDirectories ?? [])],
+    allowRules: [...(partial.allowRules ?? [])],
+    denyRules: [...(partial.denyRules ?? [])],
+    askRules: [...(partial.askRules ?? [])],
+  };
+}
+
+/**
+ * Decides allow, deny or ask for one tool call, in the order of SPEC section 6.
+ * Pure apart from `addRule`: it runs nothing, so a program can ask what would
+ * happen to a call before making it.
+ */
+export class PermissionEngine {
+  readonly context: PermissionContext;
+
+  constructor(context: Partial<PermissionContext> = {}) {
+    this.context = createPermissionContext(context);
+  }
+
+  /** Adds a rule to the allow, deny or ask list by its `behavior` (no duplicates). */
+  addRule(rule: PermissionRule): void {
+    const list = this.listFor(rule.behavior);
+    const exists = list.some(
+      (r) => r.toolName === rule.toolName && r.ruleContent === rule.ruleContent,
+    );
+    if (!exists) list.push({ ...rule });
+  }
+
+  /** Decides for `input` (the parsed tool input) of `tool`. */
+  async check<Input>(tool: PermissionSubject<Input>, input: Input): Promise<PermissionDecision> {
+    const decision = await this.decide(tool, input, this.context);
+    if (decision.behavior !== 'ask' && decision.behavior !== 'passthrough') return decision;
+    if (this.context.mode === 'explore' || decision.bypassImmune === true) {
+      const { suggestedRules: _dropped, ...rest } = decision;
+      return rest;
+    }
+    return { ...decision, suggestedRules: await this.effectiveSuggestions(tool, input, decision) };
+  }
+
+  private listFor(behavior: PermissionRule['behavior']): PermissionRule[] {
+    if (behavior === 'allow') return this.context.allowRules;
+    if (behavior === 'deny') return this.context.denyRules;
+    return this.context.askRules;
+  }
+
+  private async decide<Input>(
+    tool: PermissionSubject<Input>,
+    input: Input,
+    context: PermissionContext,
+  ): Promise<PermissionDecision> {
+    const name = tool.name;
+    const mode = context.mode;
+    const matching = (rules: PermissionRule[]): PermissionRule | undefined =>
+      rules.find(
+        (rule) =>
+          rule.toolName === name &&
+          (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
+      );
+
+    // 1. deny rules
+    const deny = matching(context.denyRules);
+    if (deny) {
+      return {
+        behavior: 'deny',
+        message: text.denyRule(name),
+        decisionReason: text.ruleReason(deny.ruleContent, name),
+        matchedRule: deny,
+      };
+    }
+    // 2. ask rules
+    const ask = matching(context.askRules);
+    if (ask) {
+      const reason = text.ruleReason(ask.ruleContent, name);
+      if (mode === 'dont_ask') {
+        return {
+          behavior: 'deny',
+          message: text.dontAskConverted(name),
+          decisionReason: reason,
+          matchedRule: ask,
+          suggestedRules: tool.suggestRules(input),
+        };
+      }
+      return { behavior: 'ask', message: text.ask(name), decisionReason: reason, matchedRule: ask };
+    }
+    // 3. read-only invocation
+    if (tool.isReadOnly(input)) {
+      return { behavior: 'allow', message: text.readOnly(name), decisionReason: 'read-only' };
+    }
+    // 4. the tool's own check
+    if (mode === 'explore') {
+      return { behavior: 'deny', message: text.explore(name), decisionReason: 'mode: explore' };
+    }
+    const own = await tool.checkPermissions(input, context);
+    if (own.behavior === 'allow' || own.behavior === 'deny') return own;
+    if (own.behavior === 'ask' && own.bypassImmune === true) {
+      if (mode === 'dont_ask') {
+        return {
+          behavior: 'deny',
+          message: text.dontAskConverted(name),
+          decisionReason: own.decisionReason ?? own.message,
+          bypassImmune: true,
+        };
+      }
+      return own;
+    }
+    // 5. allow rules
+    const allow = matching(context.allowRules);
+    if (allow) {
+      return {
+        behavior: 'allow',
+        message: text.allowRule(name),
+        decisionReason: text.ruleReason(allow.ruleContent, name),
+        matchedRule: allow,
+      };
+    }
+    // 6. fallback
+    switch (mode) {
+      case 'bypass':
+        return { behavior: 'allow', message: text.bypass(name), decisionReason: 'mode: bypass' };
+      case 'dont_ask':
+        return { behavior: 'deny', message: text.dontAsk(name), decisionReason: 'mode: dont_ask' };
+      default:
+        return {
+          behavior: 'ask',
+          message: own.behavior === 'ask' ? own.message : text.ask(name),
+          ...(own.decisionReason === undefined ? {} : { decisionReason: own.decisionReason }),
+          ...(own.suggestedRules === undefined ? {} : { suggestedRules: own.suggestedRules }),
+        };
+    }
+  }
+
+  /**
+   * The suggestions worth offering: only if adding all of them would allow the
+   * very call that asked (SPEC section 7, "Parley adds").
+   */
+  private async effectiveSuggestions<Input>(
+    tool: PermissionSubject<Input>,
+    input: Input,
+    decision: PermissionDecision,
+  ): Promise<PermissionRule[]> {
+    const suggested = (decision.suggestedRules ?? tool.suggestRules(input)).map((rule) => ({
+      ...rule,
+      behavior: 'allow' as const,
+    }));
+    if (suggested.length === 0) return [];
+    if (decision.matchedRule?.behavior === 'ask') return [];
+    const trial = createPermissionContext({
+      ...this.context,
+      allowRules: [...this.context.allowRules, ...suggested],
+    });
+    const outcome = await this.decide(tool, input, trial);
+    return outcome.behavior === 'allow' ? suggested : [];
+  }
+}

@@ -1,0 +1,10 @@
+export type {
+  PermissionBehavior,
+  PermissionContext,
+  PermissionDecision,
+  PermissionMode,
+  PermissionRule,
+  PermissionSubject,
+} from './types.js';
+export { PermissionEngine, createPermissionContext } from './engine.js';
+export { permissionMessages } from './messages.js';

@@ -1,0 +1,47 @@
+import type { PermissionRule } from '../message/index.js';
+
+export type { PermissionRule };
+
+/** How much the agent may do without asking (SPEC section 6). */
+export type PermissionMode = 'default' | 'accept_edits' | 'explore' | 'bypass' | 'dont_ask';
+
+/** `passthrough`: the tool has no opinion; the engine goes on to rules and the fallback. */
+export type PermissionBehavior = 'allow' | 'deny' | 'ask' | 'passthrough';
+
+/**
+ * What the engine (or a tool's own check) decided. `bypassImmune` marks a
+ * safety ask: no rule and no mode can turn it into an allow.
+ * `matchedRule` names the rule that decided, when one did.
+ */
+export type PermissionDecision = {
+  behavior: PermissionBehavior;
+  message: string;
+  decisionReason?: string;
+  suggestedRules?: PermissionRule[];
+  bypassImmune?: boolean;
+  matchedRule?: PermissionRule;
+};
+
+/** The permission state of a session: the mode, where the agent works, and the rules. */
+export type PermissionContext = {
+  mode: PermissionMode;
+  workingDirectories: string[];
+  allowRules: PermissionRule[];
+  denyRules: PermissionRule[];
+  askRules: PermissionRule[];
+};
+
+/**
+ * What the engine needs of a tool. Every `Tool` is one; the engine needs no
+ * more, so a program can ask about a tool without an agent.
+ */
+export interface PermissionSubject<Input = unknown> {
+  readonly name: string;
+  isReadOnly(input: Input): boolean;
+  checkPermissions(
+    input: Input,
+    context: PermissionContext,
+  ): PermissionDecision | Promise<PermissionDecision>;
+  matchRule(ruleContent: string | null, input: Input): boolean;
+  suggestRules(input: Input): PermissionRule[];
+}

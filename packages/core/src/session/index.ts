@@ -1,0 +1,2 @@
+export type { SessionStore, StoredSession } from './session-store.js';
+export { InMemorySessionStore } from './in-memory-session-store.js';

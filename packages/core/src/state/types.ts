@@ -1,0 +1,35 @@
+import type { Msg } from '../message/index.js';
+import type { PermissionContext } from '../permission/index.js';
+
+/** The schema version this build writes. Older versions are migrated on load. */
+export const AGENT_STATE_VERSION = 1;
+
+/**
+ * The reply in progress. `status: 'parked'` waits for an input event;
+ * `status: 'running'` is only ever seen in a checkpoint taken mid-reply (the
+ * process may have stopped there). `turnStart` is where the current model
+ * turn's blocks begin in the reply message; `executing` lists tool calls whose
+ * execution has started and has no result yet.
+ */
+export type ReplyState = {
+  replyId: string;
+  status: 'running' | 'parked';
+  iterations: number;
+  turnStart: number;
+  executing: string[];
+  parkedAt?: string;
+  deadline?: string;
+};
+
+/**
+ * Everything an agent needs to go on: the conversation, the permission state
+ * (with rules accepted by the user) and the reply in progress, if any.
+ * Plain JSON: `JSON.parse(JSON.stringify(state))` resumes the same way.
+ */
+export type AgentState = {
+  schemaVersion: typeof AGENT_STATE_VERSION;
+  sessionId: string;
+  context: Msg[];
+  permission: PermissionContext;
+  reply: ReplyState | null;
+};

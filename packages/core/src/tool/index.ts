@@ -1,0 +1,15 @@
+export type {
+  AnyTool,
+  Logger,
+  Tool,
+  ToolChunk,
+  ToolContext,
+  ToolDefinition,
+  ToolEndChunk,
+  ToolOutput,
+  ToolResponse,
+} from './types.js';
+export { tool, toolNameRule } from './tool.js';
+export { Toolkit } from './toolkit.js';
+export { describeZodIssues, parseToolInput } from './validation.js';
+export type { InputCheck } from './validation.js';

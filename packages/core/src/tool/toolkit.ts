@@ -1,0 +1,39 @@
+import type { ToolSchema } from '../model/index.js';
+import { InvalidInputError } from '../errors/index.js';
+import type { AnyTool, Tool } from './types.js';
+
+/** The tools an agent may call, by name. */
+export class Toolkit {
+  private readonly tools = new Map<string, Tool<unknown>>();
+
+  constructor(tools: readonly AnyTool[] = []) {
+    for (const item of tools) this.add(item);
+  }
+
+  /** Adds a tool; a second tool with the same name is refused. */
+  add(item: AnyTool): void {
+    if (this.tools.has(item.name)) {
+      throw new InvalidInputError(`Toolkit already has a tool named '${item.name}'.`);
+    }
+    this.tools.set(item.name, item as Tool<unknown>);
+  }
+
+  /** The tool of that name, if any. */
+  get(name: string): Tool<unknown> | undefined {
+    return this.tools.get(name);
+  }
+
+  /** All tools, in the order they were added. */
+  list(): Tool<unknown>[] {
+    return [...this.tools.values()];
+  }
+
+  /** What the model is told about the tools. */
+  schemas(): ToolSchema[] {
+    return this.list().map((item) => ({
+      name: item.name,
+      description: item.description,
+      inputSchema: item.jsonSchema(),
+    }));
+  }
+}

@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import type { DataBlock, PermissionRule, TextBlock } from '../message/index.js';
+import type {
+  PermissionContext,
+  PermissionDecision,
+  PermissionSubject,
+} from '../permission/index.js';
+
+/** A logger a library part can be given; the default drops everything. */
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/** What a tool's `execute` is given besides its input. */
+export type ToolContext = {
+  toolCallId: string;
+  replyId: string;
+  sessionId: string;
+  /** Aborted when the reply is interrupted or cancelled; long-running tools must stop. */
+  signal: AbortSignal;
+  permission: PermissionContext;
+  logger: Logger;
+};
+
+/** A whole tool result returned at once. `state` defaults to `success`. */
+export type ToolResponse = {
+  output: string | (TextBlock | DataBlock)[];
+  state?: 'success' | 'error';
+  metadata?: Record<string, unknown>;
+};
+
+/** The closing chunk of a streamed result: its state and metadata. */
+export type ToolEndChunk = {
+  type: 'tool_end';
+  state?: 'success' | 'error';
+  metadata?: Record<string, unknown>;
+};
+
+/** One piece of a streamed tool result. */
+export type ToolChunk = TextBlock | DataBlock | ToolEndChunk;
+
+/** What `execute` may return: text, a whole response, or a stream of chunks. */
+export type ToolOutput = string | ToolResponse | AsyncIterable<ToolChunk>;
+
+/**
+ * A tool the agent can call. `tool()` builds one from a definition; the
+ * built-in system tools implement it directly (their answers depend on the
+ * input, e.g. a read-only `ls`).
+ */
+export interface Tool<Input = unknown> extends PermissionSubject<Input> {
+  readonly name: string;
+  readonly description: string;
+  /** Validates the model's input. */
+  readonly inputSchema: z.ZodType<Input>;
+  /** No `execute`: results come from outside (REQUIRE_EXTERNAL_EXECUTION). */
+  readonly external: boolean;
+  /** Safe to run again after a crash left its outcome unknown. */
+  readonly idempotent: boolean;
+  /** The JSON Schema the model sees. */
+  jsonSchema(): Record<string, unknown>;
+  isConcurrencySafe(input: Input): boolean;
+  /**
+   * Checks the metadata of an externally produced successful result against
+   * what was asked; returns a problem description, or undefined when fine.
+   */
+  checkResultMetadata(
+    input: Input,
+    metadata: Record<string, unknown> | undefined,
+  ): string | undefined;
+  execute?(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>;
+}
+
+/** The definition `tool()` takes (API.md, "Tools"). */
+export type ToolDefinition<Schema extends z.ZodType> = {
+  name: string;
+  description: string;
+  input: Schema;
+  readOnly?: boolean;
+  concurrencySafe?: boolean;
+  external?: boolean;
+  idempotent?: boolean;
+  checkPermissions?: (
+    input: z.output<Schema>,
+    context: PermissionContext,
+  ) => PermissionDecision | Promise<PermissionDecision>;
+  matchRule?: (ruleContent: string | null, input: z.output<Schema>) => boolean;
+  suggestRules?: (input: z.output<Schema>) => PermissionRule[];
+  outputMetadata?: z.ZodType;
+  execute?: (input: z.output<Schema>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
+};
+
+/**
+ * A tool of any input type, as a toolkit holds it. Tool methods take their
+ * input as a parameter, so only `any` lets differently typed tools share a list.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
