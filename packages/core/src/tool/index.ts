@@ -13,3 +13,12 @@ export { tool, toolNameRule } from './tool.js';
 export { Toolkit } from './toolkit.js';
 export { describeZodIssues, parseToolInput } from './validation.js';
 export type { InputCheck } from './validation.js';
+export {
+  AskUser,
+  askUserAnswerSchema,
+  askUserInputSchema,
+  askUserMetadataSchema,
+  askUserResult,
+  checkAskUserAnswers,
+} from './ask-user.js';
+export type { AskUserAnswer, AskUserInput, AskUserMetadata } from './ask-user.js';

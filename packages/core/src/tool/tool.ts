@@ -59,10 +59,12 @@ export function tool<Schema extends z.ZodType>(
       ruleContent === null ? true : (definition.matchRule?.(ruleContent, input) ?? false),
     suggestRules: (input) =>
       definition.suggestRules ? definition.suggestRules(input) : [toolNameRule(definition.name)],
-    checkResultMetadata: (_input, metadata) => {
-      if (metadataSchema === undefined) return undefined;
-      const parsed = metadataSchema.safeParse(metadata);
-      return parsed.success ? undefined : describeZodIssues(parsed.error);
+    checkResultMetadata: (input, metadata) => {
+      if (metadataSchema !== undefined) {
+        const parsed = metadataSchema.safeParse(metadata);
+        if (!parsed.success) return describeZodIssues(parsed.error);
+      }
+      return definition.checkResult?.(input, metadata);
     },
   };
   if (definition.execute !== undefined) built.execute = definition.execute;

@@ -89,6 +89,8 @@ export type ToolDefinition<Schema extends z.ZodType> = {
   matchRule?: (ruleContent: string | null, input: z.output<Schema>) => boolean;
   suggestRules?: (input: z.output<Schema>) => PermissionRule[];
   outputMetadata?: z.ZodType;
+  /** A further check of an external result's metadata against the input; returns a problem or undefined. */
+  checkResult?: (input: z.output<Schema>, metadata: unknown) => string | undefined;
   execute?: (input: z.output<Schema>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 };
 

@@ -1,0 +1,131 @@
+import type { ToolCallBlock, ToolResultBlock } from '../message/index.js';
+import type { Tool, ToolChunk, ToolOutput, ToolContext } from '../tool/index.js';
+import type { AgentEvent } from '../event/index.js';
+import { assertNever } from '../errors/index.js';
+import { compose } from './middleware.js';
+import type { ActingContext } from './middleware.js';
+import type { ReplyRun } from './reply-run.js';
+import { agentTexts } from './texts.js';
+import { OutputCollector } from './tool-result.js';
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Whatever `execute` returned, as a stream of chunks. */
+async function* toChunks(output: ToolOutput | Promise<ToolOutput>): AsyncGenerator<ToolChunk> {
+  const value = await output;
+  if (typeof value === 'string') {
+    yield { type: 'text', text: value };
+    return;
+  }
+  if (isAsyncIterable(value)) {
+    yield* value;
+    return;
+  }
+  if (typeof value.output === 'string') yield { type: 'text', text: value.output };
+  else yield* value.output;
+  yield {
+    type: 'tool_end',
+    ...(value.state === undefined ? {} : { state: value.state }),
+    ...(value.metadata === undefined ? {} : { metadata: value.metadata }),
+  };
+}
+
+/** Marks an allowed call as started: TOOL_RESULT_START, then the claim checkpoint. */
+export async function* startCall(run: ReplyRun, call: ToolCallBlock): AsyncGenerator<AgentEvent> {
+  run.updateCall(call.id, { state: 'allowed' });
+  if (!run.resultStarted(call)) {
+    yield run.event('TOOL_RESULT_START', { toolCallId: call.id, toolCallName: call.name });
+  }
+  run.markExecuting(call.id, true);
+}
+
+/**
+ * Runs an allowed local tool call (after `startCall` and the claim
+ * checkpoint): streams its chunks as TOOL_RESULT_* events through the
+ * `onActing` middlewares, and appends the result. A tool that throws gives
+ * an `error` result; one stopped by the reply's abort gives `interrupted`.
+ */
+export async function* executeCall(
+  run: ReplyRun,
+  call: ToolCallBlock,
+  tool: Tool<unknown>,
+  input: unknown,
+): AsyncGenerator<AgentEvent> {
+  const toolCallId = call.id;
+  const execute = tool.execute?.bind(tool);
+  const context: ToolContext = {
+    toolCallId,
+    replyId: run.replyId,
+    sessionId: run.state.sessionId,
+    signal: run.signal,
+    permission: run.state.permission,
+    logger: run.deps.logger,
+  };
+  const hooks = run.deps.middlewares.flatMap((m) => (m.onActing ? [m.onActing] : []));
+  const inner = (acting: ActingContext): AsyncIterable<ToolChunk> =>
+    execute === undefined
+      ? toChunks({ output: `Tool '${tool.name}' cannot run locally.`, state: 'error' })
+      : toChunks(execute(acting.input, context));
+  const actingContext: ActingContext = {
+    ...run.info,
+    toolCall: hooks.length === 0 ? call : structuredClone(call),
+    input: hooks.length === 0 ? input : structuredClone(input),
+    tool,
+    signal: run.signal,
+  };
+  const collector = new OutputCollector();
+  let state: ToolResultBlock['state'] = 'success';
+  let metadata: Record<string, unknown> = {};
+  try {
+    for await (const chunk of compose(hooks, inner)(actingContext)) {
+      switch (chunk.type) {
+        case 'text':
+          collector.add(chunk);
+          yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: chunk.text });
+          break;
+        case 'data':
+          collector.add(chunk);
+          yield chunk.source.type === 'base64'
+            ? run.event('TOOL_RESULT_DATA_DELTA', {
+                toolCallId,
+                mediaType: chunk.source.mediaType,
+                data: chunk.source.data,
+              })
+            : run.event('TOOL_RESULT_DATA_DELTA', {
+                toolCallId,
+                mediaType: chunk.source.mediaType,
+                url: chunk.source.url,
+              });
+          break;
+        case 'tool_end':
+          if (chunk.state !== undefined) state = chunk.state;
+          if (chunk.metadata !== undefined) metadata = chunk.metadata;
+          break;
+        default:
+          assertNever(chunk, 'tool chunk');
+      }
+    }
+  } catch (error) {
+    const text = run.signal.aborted
+      ? agentTexts.toolInterrupted
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    state = run.signal.aborted ? 'interrupted' : 'error';
+    collector.add({ type: 'text', text });
+    yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: text });
+  }
+  yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
+  const result: ToolResultBlock = {
+    type: 'tool_result',
+    id: toolCallId,
+    name: call.name,
+    output: collector.output(),
+    state,
+  };
+  if (Object.keys(metadata).length > 0) result.metadata = metadata;
+  run.finishCall(result);
+  await run.checkpoint('after_tool');
+}

@@ -1,0 +1,293 @@
+import type { FinishedReason, Msg } from '../message/index.js';
+import { PermissionEngine, createPermissionContext } from '../permission/index.js';
+import { Toolkit } from '../tool/index.js';
+import type { Logger } from '../tool/index.js';
+import type { AgentEvent } from '../event/index.js';
+import type { AgentState } from '../state/index.js';
+import { AGENT_STATE_VERSION, parseAgentState } from '../state/index.js';
+import { AgentBusyError } from '../errors/index.js';
+import { newId, nowIso } from '../util/ids.js';
+import { actOnTurn, interruptOpenCalls } from './batching.js';
+import type { ReplyInput, ReplyPlan } from './input.js';
+import { planReply } from './input.js';
+import type { AgentOptions, ReplyOptions } from './options.js';
+import { reason } from './reasoning.js';
+import { settleStoppedReply } from './recovery.js';
+import { ReplyRun } from './reply-run.js';
+import type { RunDependencies } from './reply-run.js';
+import { applyConfirm, applyExternal } from './resume.js';
+import { agentTexts } from './texts.js';
+
+const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+type RunResult = { message: Msg; error?: unknown };
+
+function freshState(options: AgentOptions): AgentState {
+  const rules = options.permission?.rules ?? [];
+  return {
+    schemaVersion: AGENT_STATE_VERSION,
+    sessionId: options.sessionId ?? newId(),
+    context: [],
+    permission: createPermissionContext({
+      mode: options.permission?.mode ?? 'default',
+      workingDirectories: options.permission?.workingDirectories ?? [],
+      allowRules: rules.filter((rule) => rule.behavior === 'allow'),
+      denyRules: rules.filter((rule) => rule.behavior === 'deny'),
+      askRules: rules.filter((rule) => rule.behavior === 'ask'),
+    }),
+    reply: null,
+  };
+}
+
+/**
+ * An agent: a model, tools, and a permission engine, running the
+ * reasoning-acting loop with human-in-the-loop pauses. All it knows lives in
+ * `agent.state` (plain JSON); a new `Agent` given a JSON round trip of it
+ * goes on exactly where this one stopped.
+ *
+ * @example
+ * const agent = new Agent({ name: 'assistant', model, toolkit });
+ * for await (const event of agent.replyStream('Write a note')) {
+ *   if (event.type === 'REQUIRE_USER_CONFIRM') { ... }
+ * }
+ */
+export class Agent {
+  readonly name: string;
+  private readonly deps: RunDependencies;
+  private readonly engine: PermissionEngine;
+  private current: AgentState;
+  private running = false;
+
+  constructor(options: AgentOptions) {
+    this.name = options.name ?? 'assistant';
+    this.current =
+      options.state === undefined
+        ? freshState(options)
+        : parseAgentState(structuredClone(options.state));
+    this.engine = new PermissionEngine(this.current.permission);
+    this.current.permission = this.engine.context;
+    this.deps = {
+      agentName: this.name,
+      systemPrompt: options.systemPrompt ?? '',
+      model: options.model,
+      toolkit: options.toolkit ?? new Toolkit(),
+      engine: this.engine,
+      middlewares: options.middlewares ?? [],
+      maxIters: options.maxIters ?? 50,
+      logger: options.logger ?? silentLogger,
+      checkpoint: options.checkpoint,
+    };
+  }
+
+  /** The live state: JSON-serializable and versioned. Treat it as read-only. */
+  get state(): AgentState {
+    return this.current;
+  }
+
+  /**
+   * Runs a reply (or resumes a parked one) and resolves to its final message.
+   * While parked it resolves to the waiting notice (`finishedReason: null`).
+   * A model failure rejects, after the reply was closed with `error`.
+   */
+  async reply(input?: ReplyInput, options: ReplyOptions = {}): Promise<Msg> {
+    const run = this.run(input, options);
+    let step = await run.next();
+    while (step.done !== true) step = await run.next();
+    if (step.value.error !== undefined) throw step.value.error;
+    return step.value.message;
+  }
+
+  /**
+   * Runs a reply (or resumes a parked one) as a stream of events. While
+   * parked the stream ends after the REQUIRE_* event(s), with no REPLY_END.
+   * A model failure ends it with REPLY_END (error). Leaving the loop early
+   * cancels the reply.
+   */
+  async *replyStream(
+    input?: ReplyInput,
+    options: ReplyOptions = {},
+  ): AsyncGenerator<AgentEvent, void> {
+    yield* this.run(input, options);
+  }
+
+  private async *run(input: unknown, options: ReplyOptions): AsyncGenerator<AgentEvent, RunResult> {
+    if (this.running) throw new AgentBusyError();
+    settleStoppedReply(this.current, this.deps.toolkit);
+    const plan = planReply(this.current, this.deps.toolkit, input);
+    this.running = true;
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted === true) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    let settled = false;
+    try {
+      const result = yield* this.execute(plan, controller.signal);
+      settled = true;
+      return result;
+    } catch (error) {
+      settled = true;
+      throw error;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (!settled) this.cancelSilently(controller);
+      this.running = false;
+    }
+  }
+
+  private async *execute(
+    plan: ReplyPlan,
+    signal: AbortSignal,
+  ): AsyncGenerator<AgentEvent, RunResult> {
+    switch (plan.kind) {
+      case 'idle_interrupt':
+        return { message: this.notice(newId(), agentTexts.interrupted, 'interrupted') };
+      case 'new': {
+        if (this.current.reply !== null) this.closeStoppedReply();
+        this.current.context.push(...plan.messages);
+        const replyId = newId();
+        this.current.context.push({
+          id: replyId,
+          name: this.name,
+          role: 'assistant',
+          content: [],
+          createdAt: nowIso(),
+        });
+        this.current.reply = {
+          replyId,
+          status: 'running',
+          iterations: 0,
+          turnStart: 0,
+          executing: [],
+        };
+        const run = new ReplyRun(this.deps, this.current, signal);
+        yield run.event('REPLY_START', {
+          sessionId: this.current.sessionId,
+          name: this.name,
+          role: 'assistant',
+        });
+        await run.checkpoint('reply_start');
+        return yield* this.loop(run);
+      }
+      case 'continue':
+        return yield* this.loop(this.startRun(signal));
+      case 'interrupt': {
+        const run = this.startRun(signal);
+        yield* interruptOpenCalls(run, agentTexts.toolInterrupted);
+        return yield* this.finish(run, 'interrupted');
+      }
+      case 'confirm': {
+        const run = this.startRun(signal);
+        const events = applyConfirm(run, this.engine, plan.event);
+        await run.checkpoint('resume');
+        yield* events;
+        return yield* this.loop(run);
+      }
+      case 'external': {
+        const run = this.startRun(signal);
+        const events = applyExternal(run, plan.event);
+        await run.checkpoint('resume');
+        yield* events;
+        return yield* this.loop(run);
+      }
+    }
+  }
+
+  private startRun(signal: AbortSignal): ReplyRun {
+    const run = new ReplyRun(this.deps, this.current, signal);
+    run.reply.status = 'running';
+    delete run.reply.parkedAt;
+    return run;
+  }
+
+  private async *loop(run: ReplyRun): AsyncGenerator<AgentEvent, RunResult> {
+    for (;;) {
+      const outcome = yield* actOnTurn(run);
+      if (outcome === 'aborted' || run.signal.aborted) return yield* this.abort(run);
+      if (outcome === 'parked')
+        return { message: this.notice(run.replyId, agentTexts.waiting, null) };
+      if (run.reply.iterations >= this.deps.maxIters) return yield* this.exceed(run);
+      run.reply.iterations += 1;
+      run.reply.turnStart = run.message.content.length;
+      let calls;
+      try {
+        calls = yield* reason(run);
+      } catch (error) {
+        if (run.signal.aborted) return yield* this.abort(run);
+        return yield* this.finish(run, 'error', error);
+      }
+      await run.checkpoint('after_model');
+      if (calls.length === 0) return yield* this.finish(run, 'completed');
+    }
+  }
+
+  private async *exceed(run: ReplyRun): AsyncGenerator<AgentEvent, RunResult> {
+    yield run.event('EXCEED_MAX_ITERS', { name: this.name });
+    const blockId = newId();
+    run.append({ type: 'text', text: agentTexts.exceeded, id: blockId });
+    yield run.event('TEXT_BLOCK_START', { blockId });
+    yield run.event('TEXT_BLOCK_DELTA', { blockId, delta: agentTexts.exceeded });
+    yield run.event('TEXT_BLOCK_END', { blockId });
+    return yield* this.finish(run, 'exceed_max_iters');
+  }
+
+  private async *abort(run: ReplyRun): AsyncGenerator<AgentEvent, RunResult> {
+    yield* interruptOpenCalls(run, agentTexts.toolInterrupted);
+    return yield* this.finish(run, 'interrupted');
+  }
+
+  /** Ends the reply: persist, then REPLY_END. */
+  private async *finish(
+    run: ReplyRun,
+    finishedReason: FinishedReason,
+    error?: unknown,
+  ): AsyncGenerator<AgentEvent, RunResult> {
+    run.message.finishedReason = finishedReason;
+    this.current.reply = null;
+    await run.checkpoint('reply_end');
+    const described =
+      error === undefined
+        ? undefined
+        : error instanceof Error
+          ? { type: error.name, message: error.message }
+          : { type: 'Error', message: String(error) };
+    yield run.event('REPLY_END', {
+      sessionId: this.current.sessionId,
+      finishedReason,
+      ...(described === undefined ? {} : { error: described }),
+    });
+    if (finishedReason === 'interrupted') {
+      return { message: this.notice(run.replyId, agentTexts.interrupted, 'interrupted') };
+    }
+    const message: Msg = { ...run.message, content: run.message.content.slice() };
+    return error === undefined ? { message } : { message, error };
+  }
+
+  /** A reply message that is not stored: the waiting and interruption notices. */
+  private notice(id: string, text: string, finishedReason: FinishedReason | null): Msg {
+    return {
+      id,
+      name: this.name,
+      role: 'assistant',
+      content: text,
+      finishedReason,
+      createdAt: nowIso(),
+    };
+  }
+
+  /** The consumer left `replyStream` early: stop tools and close the reply without events. */
+  private cancelSilently(controller: AbortController): void {
+    controller.abort();
+    if (this.current.reply?.status !== 'running') return;
+    this.closeStoppedReply();
+  }
+
+  /** Closes a reply that will not go on, without events: open calls interrupted. */
+  private closeStoppedReply(): void {
+    const run = new ReplyRun(this.deps, this.current, AbortSignal.abort());
+    for (const _ of interruptOpenCalls(run, agentTexts.toolInterrupted)) {
+      // events of a reply nobody listens to are dropped
+    }
+    run.message.finishedReason = 'interrupted';
+    this.current.reply = null;
+  }
+}

@@ -1,0 +1,180 @@
+import type { PermissionRule, ToolCallBlock } from '../message/index.js';
+import type { AgentEvent } from '../event/index.js';
+import { nowIso } from '../util/ids.js';
+import { executeCall, startCall } from './acting.js';
+import { mergeGenerators } from './merge.js';
+import { evaluateCall, resolveCall } from './permission-step.js';
+import type { Evaluated } from './permission-step.js';
+import type { ReplyRun } from './reply-run.js';
+import { closeCall } from './tool-result.js';
+
+/** How acting on the current turn ended. */
+export type TurnOutcome = 'done' | 'parked' | 'aborted';
+
+type Batch = { concurrent: boolean; ids: string[] };
+type Runnable = { call: ToolCallBlock } & Evaluated;
+type Applied = 'closed' | 'ask' | 'external' | 'run';
+
+/** Consecutive calls grouped by concurrency safety (unknown tools and bad input count as safe). */
+export function batchesOf(run: ReplyRun, calls: readonly ToolCallBlock[]): Batch[] {
+  const batches: Batch[] = [];
+  for (const call of calls) {
+    const resolved = resolveCall(run, call);
+    const concurrent = !resolved.ok || resolved.tool.isConcurrencySafe(resolved.input);
+    const last = batches.at(-1);
+    if (last?.concurrent === concurrent) last.ids.push(call.id);
+    else batches.push({ concurrent, ids: [call.id] });
+  }
+  return batches;
+}
+
+const isWaiting = (call: ToolCallBlock): boolean =>
+  call.state === 'asking' || call.state === 'submitted';
+
+/** Copy of a call for an event, so a consumer editing it cannot reach the state. */
+const eventCopy = (call: ToolCallBlock): ToolCallBlock => ({
+  ...call,
+  suggestedRules: call.suggestedRules.map((rule) => ({ ...rule })),
+});
+
+/**
+ * Step 3 of acting: turns a decision into a state. Denials close the call;
+ * asks and external submissions queue their REQUIRE_* event for the park.
+ */
+function* applyDecision(
+  run: ReplyRun,
+  call: ToolCallBlock,
+  evaluated: Evaluated,
+  parkEvents: AgentEvent[],
+): Generator<AgentEvent, Applied> {
+  const { decision, tool } = evaluated;
+  switch (decision.behavior) {
+    case 'deny':
+      yield* closeCall(run, call, decision.message, 'denied');
+      return 'closed';
+    case 'ask':
+    case 'passthrough': {
+      const asking = run.updateCall(call.id, {
+        state: 'asking',
+        suggestedRules: decision.suggestedRules ?? [],
+      });
+      parkEvents.push(run.event('REQUIRE_USER_CONFIRM', { toolCalls: [eventCopy(asking)] }));
+      return 'ask';
+    }
+    case 'allow': {
+      if (!tool.external) return 'run';
+      yield run.event('TOOL_RESULT_START', { toolCallId: call.id, toolCallName: call.name });
+      const submitted = run.updateCall(call.id, { state: 'submitted' });
+      parkEvents.push(
+        run.event('REQUIRE_EXTERNAL_EXECUTION', { toolCalls: [eventCopy(submitted)] }),
+      );
+      return 'external';
+    }
+  }
+}
+
+/** Starts the allowed calls, claims them with one checkpoint, then runs them (concurrently). */
+async function* runAll(run: ReplyRun, runnable: Runnable[]): AsyncGenerator<AgentEvent> {
+  if (runnable.length === 0) return;
+  for (const item of runnable) yield* startCall(run, item.call);
+  await run.checkpoint('before_tool');
+  yield* mergeGenerators(
+    runnable.map((item) => executeCall(run, run.call(item.call.id), item.tool, item.input)),
+  );
+}
+
+async function* runSequential(
+  run: ReplyRun,
+  batch: Batch,
+  parkEvents: AgentEvent[],
+): AsyncGenerator<AgentEvent, TurnOutcome> {
+  for (const id of batch.ids) {
+    if (run.signal.aborted) return 'aborted';
+    const call = run.call(id);
+    if (call.state === 'finished') continue;
+    if (isWaiting(call)) return 'parked';
+    const evaluated = yield* evaluateCall(run, call, call.state === 'allowed');
+    if (evaluated === undefined) continue;
+    const applied = yield* applyDecision(run, call, evaluated, parkEvents);
+    if (applied === 'ask' || applied === 'external') return 'parked';
+    if (applied === 'run') yield* runAll(run, [{ call, ...evaluated }]);
+  }
+  return 'done';
+}
+
+/**
+ * A concurrent batch: every call is evaluated (in the model's order) and
+ * the allowed ones run together, even while a sibling asks. A non-safety ask
+ * already covered by a rule suggested earlier in the same pass is not
+ * surfaced; it stays pending and is evaluated again once nothing in the
+ * batch is waiting.
+ */
+async function* runConcurrent(
+  run: ReplyRun,
+  batch: Batch,
+  parkEvents: AgentEvent[],
+): AsyncGenerator<AgentEvent, TurnOutcome> {
+  for (;;) {
+    if (run.signal.aborted) return 'aborted';
+    const calls = batch.ids.map((id) => run.call(id));
+    const waiting = calls.some(isWaiting);
+    const prompted: PermissionRule[] = [];
+    const runnable: Runnable[] = [];
+    for (const call of calls) {
+      const confirmed = call.state === 'allowed' && !run.reply.executing.includes(call.id);
+      if (!confirmed && (call.state !== 'pending' || waiting)) continue;
+      const evaluated = yield* evaluateCall(run, call, confirmed);
+      if (evaluated === undefined) continue;
+      const { decision, tool, input } = evaluated;
+      const asks = decision.behavior === 'ask' || decision.behavior === 'passthrough';
+      const covered =
+        asks &&
+        decision.bypassImmune !== true &&
+        prompted.some(
+          (rule) => rule.toolName === call.name && tool.matchRule(rule.ruleContent, input),
+        );
+      if (covered) continue;
+      const applied = yield* applyDecision(run, call, evaluated, parkEvents);
+      if (applied === 'ask') prompted.push(...(decision.suggestedRules ?? []));
+      if (applied === 'run') runnable.push({ call, ...evaluated });
+    }
+    yield* runAll(run, runnable);
+    const after = batch.ids.map((id) => run.call(id));
+    if (after.every((call) => call.state === 'finished')) return 'done';
+    if (after.some(isWaiting)) return 'parked';
+  }
+}
+
+/** Parks the reply: persist first, then tell the caller what it waits for. */
+async function* park(run: ReplyRun, parkEvents: AgentEvent[]): AsyncGenerator<AgentEvent> {
+  run.reply.status = 'parked';
+  run.reply.parkedAt = nowIso();
+  await run.checkpoint('park');
+  yield* parkEvents;
+}
+
+/**
+ * Acts on the current model turn (SPEC sections 3 and 4): batch by batch,
+ * stopping at the first batch that parks.
+ */
+export async function* actOnTurn(run: ReplyRun): AsyncGenerator<AgentEvent, TurnOutcome> {
+  const calls = run.turnCalls();
+  if (calls.every((call) => call.state === 'finished')) return 'done';
+  const parkEvents: AgentEvent[] = [];
+  for (const batch of batchesOf(run, calls)) {
+    const outcome = batch.concurrent
+      ? yield* runConcurrent(run, batch, parkEvents)
+      : yield* runSequential(run, batch, parkEvents);
+    if (run.signal.aborted) return 'aborted';
+    if (outcome === 'parked') {
+      yield* park(run, parkEvents);
+      return 'parked';
+    }
+  }
+  return 'done';
+}
+
+/** Closes every open call of the reply as interrupted (SPEC section 5). */
+export function* interruptOpenCalls(run: ReplyRun, text: string): Generator<AgentEvent> {
+  for (const call of run.openCalls()) yield* closeCall(run, call, text, 'interrupted');
+}

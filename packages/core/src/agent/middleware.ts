@@ -1,0 +1,66 @@
+import type { ToolCallBlock } from '../message/index.js';
+import type { ChatChunk, ChatRequest } from '../model/index.js';
+import type { PermissionDecision } from '../permission/index.js';
+import type { Tool, ToolChunk } from '../tool/index.js';
+
+/** Who is running: handed to every middleware. */
+export type RunInfo = { agentName: string; sessionId: string; replyId: string };
+
+/** What `onCheckPermission` sees: copies of the call and its parsed input. */
+export type PermissionCheckContext = RunInfo & {
+  toolCall: ToolCallBlock;
+  input: unknown;
+  tool: Tool<unknown>;
+  /** True when the user already confirmed this call (the engine is skipped). */
+  confirmedByUser: boolean;
+};
+
+/** What `onActing` sees: copies of the call and its parsed input. */
+export type ActingContext = RunInfo & {
+  toolCall: ToolCallBlock;
+  input: unknown;
+  tool: Tool<unknown>;
+  signal: AbortSignal;
+};
+
+/** What `onModelCall` sees. */
+export type ModelCallContext = RunInfo & { request: ChatRequest; signal: AbortSignal };
+
+/**
+ * Hooks around the three steps of the loop, in onion order: the first
+ * middleware is the outermost, and each calls `next` to go inward (or does
+ * not, to short-circuit). Middlewares get copies; they cannot change the
+ * stored call except through what they return.
+ */
+export type Middleware = {
+  name?: string;
+  onModelCall?: (
+    context: ModelCallContext,
+    next: (context: ModelCallContext) => AsyncIterable<ChatChunk>,
+  ) => AsyncIterable<ChatChunk>;
+  onCheckPermission?: (
+    context: PermissionCheckContext,
+    next: (context: PermissionCheckContext) => Promise<PermissionDecision>,
+  ) => Promise<PermissionDecision>;
+  onActing?: (
+    context: ActingContext,
+    next: (context: ActingContext) => AsyncIterable<ToolChunk>,
+  ) => AsyncIterable<ToolChunk>;
+};
+
+type Hook<C, R> = (context: C, next: (context: C) => R) => R;
+
+/** Composes hooks around `inner`, the first hook outermost. */
+export function compose<C, R>(
+  hooks: readonly Hook<C, R>[],
+  inner: (context: C) => R,
+): (context: C) => R {
+  let next = inner;
+  for (let i = hooks.length - 1; i >= 0; i--) {
+    const hook = hooks[i];
+    if (hook === undefined) continue;
+    const inward = next;
+    next = (context) => hook(context, inward);
+  }
+  return next;
+}

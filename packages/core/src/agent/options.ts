@@ -1,0 +1,46 @@
+import type { ChatModel } from '../model/index.js';
+import type { PermissionMode, PermissionRule } from '../permission/index.js';
+import type { Logger } from '../tool/index.js';
+import type { Toolkit } from '../tool/index.js';
+import type { AgentState } from '../state/index.js';
+import type { Middleware } from './middleware.js';
+
+/** Why the agent is asking for a checkpoint. */
+export type CheckpointReason =
+  'reply_start' | 'resume' | 'before_tool' | 'after_tool' | 'after_model' | 'park' | 'reply_end';
+
+/**
+ * Called with the live state whenever it changed in a way worth persisting.
+ * It must serialize `state` before its first `await` (the state goes on
+ * changing). If it throws, the reply stops there and the error propagates:
+ * this is how a store's version check keeps a tool from running twice.
+ */
+export type Checkpoint = (state: AgentState, reason: CheckpointReason) => Promise<void>;
+
+/** Options of `new Agent(...)` (API.md, "Agent"). */
+export type AgentOptions = {
+  name?: string;
+  systemPrompt?: string;
+  model: ChatModel;
+  toolkit?: Toolkit;
+  permission?: {
+    mode?: PermissionMode;
+    rules?: PermissionRule[];
+    workingDirectories?: string[];
+  };
+  /** Resume a session: any JSON round trip of `agent.state`. */
+  state?: AgentState;
+  /** A session id for a new state (ignored when `state` is given). */
+  sessionId?: string;
+  /** Bound on reasoning-acting rounds per reply (default 50). */
+  maxIters?: number;
+  middlewares?: Middleware[];
+  checkpoint?: Checkpoint;
+  logger?: Logger;
+};
+
+/** Per-call options of `reply`/`replyStream`. */
+export type ReplyOptions = {
+  /** Aborting cancels the reply: open calls are closed as interrupted. */
+  signal?: AbortSignal;
+};

@@ -1,0 +1,55 @@
+import type { DataBlock, TextBlock, ToolCallBlock, ToolResultBlock } from '../message/index.js';
+import type { AgentEvent } from '../event/index.js';
+import type { ReplyRun } from './reply-run.js';
+
+type ClosingState = 'error' | 'denied' | 'interrupted';
+
+/**
+ * Closes a call with a text result that the runtime wrote (an error, a
+ * denial, an interruption): TOOL_RESULT_START unless one was already emitted,
+ * the text as one delta, and TOOL_RESULT_END.
+ */
+export function* closeCall(
+  run: ReplyRun,
+  call: ToolCallBlock,
+  text: string,
+  state: ClosingState,
+  metadata: Record<string, unknown> = {},
+): Generator<AgentEvent> {
+  const toolCallId = call.id;
+  if (!run.resultStarted(call)) {
+    yield run.event('TOOL_RESULT_START', { toolCallId, toolCallName: call.name });
+  }
+  yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: text });
+  yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
+  const result: ToolResultBlock = {
+    type: 'tool_result',
+    id: toolCallId,
+    name: call.name,
+    output: text,
+    state,
+  };
+  if (Object.keys(metadata).length > 0) result.metadata = metadata;
+  run.finishCall(result);
+}
+
+/** Collects streamed output parts into a result `output`: one string when it is all text. */
+export class OutputCollector {
+  private readonly parts: (TextBlock | DataBlock)[] = [];
+
+  add(part: TextBlock | DataBlock): void {
+    const last = this.parts.at(-1);
+    if (part.type === 'text' && last?.type === 'text') {
+      this.parts[this.parts.length - 1] = { type: 'text', text: last.text + part.text };
+    } else {
+      this.parts.push(part.type === 'text' ? { type: 'text', text: part.text } : part);
+    }
+  }
+
+  output(): string | (TextBlock | DataBlock)[] {
+    if (this.parts.every((part) => part.type === 'text')) {
+      return this.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    }
+    return this.parts;
+  }
+}
