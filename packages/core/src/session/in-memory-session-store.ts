@@ -1,7 +1,24 @@
 import { StaleSessionError } from '../errors/index.js';
 import type { AgentState } from '../state/index.js';
-import { parseAgentState } from '../state/index.js';
-import type { SessionStore, StoredSession } from './session-store.js';
+import type { AuditRecord } from './audit-record.js';
+import { parseAuditRecord } from './audit-record.js';
+import type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
+import { decodeStoredState, encodeStoredState } from './stored-state.js';
+
+/**
+ * The data behind an `InMemorySessionStore`: each session's state as JSON
+ * text with its version, and each session's audit records as JSON text, in
+ * order. Give the same tables to two stores and they see the same sessions,
+ * like two processes over one database; tests also use them to reach behind
+ * a store's back.
+ */
+export type InMemorySessionTables = {
+  sessions: Map<string, { state: string; version: number }>;
+  audit: Map<string, string[]>;
+};
+
+/** Options of `InMemorySessionStore`. */
+export type InMemorySessionStoreOptions = { tables?: InMemorySessionTables };
 
 /**
  * A `SessionStore` in process memory, for tests and single-process demos.
@@ -9,21 +26,43 @@ import type { SessionStore, StoredSession } from './session-store.js';
  * would give: a JSON round trip of what was saved.
  */
 export class InMemorySessionStore implements SessionStore {
-  private readonly sessions = new Map<string, { json: string; version: number }>();
+  private readonly tables: InMemorySessionTables;
 
-  async load(sessionId: string): Promise<StoredSession | undefined> {
-    const stored = this.sessions.get(sessionId);
-    if (stored === undefined) return undefined;
-    return { state: parseAgentState(JSON.parse(stored.json), sessionId), version: stored.version };
+  constructor(options: InMemorySessionStoreOptions = {}) {
+    this.tables = options.tables ?? { sessions: new Map(), audit: new Map() };
   }
 
-  async save(sessionId: string, state: AgentState, expectedVersion: number): Promise<number> {
-    const current = this.sessions.get(sessionId)?.version ?? 0;
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    const stored = this.tables.sessions.get(sessionId);
+    if (stored === undefined) return undefined;
+    return { state: decodeStoredState(sessionId, stored.state), version: stored.version };
+  }
+
+  async save(
+    sessionId: string,
+    state: AgentState,
+    expectedVersion: number,
+    options: SaveOptions = {},
+  ): Promise<number> {
+    // Everything that can throw runs before the first write: all or nothing.
+    const records = (options.audit ?? []).map((record) =>
+      JSON.stringify(parseAuditRecord(record, sessionId)),
+    );
+    const text = encodeStoredState(state);
+    const current = this.tables.sessions.get(sessionId)?.version ?? 0;
     if (current !== expectedVersion) {
       throw new StaleSessionError(sessionId, expectedVersion, current === 0 ? undefined : current);
     }
     const version = current + 1;
-    this.sessions.set(sessionId, { json: JSON.stringify(state), version });
+    this.tables.sessions.set(sessionId, { state: text, version });
+    if (records.length > 0) {
+      this.tables.audit.set(sessionId, [...(this.tables.audit.get(sessionId) ?? []), ...records]);
+    }
     return version;
+  }
+
+  async listAudit(sessionId: string): Promise<AuditRecord[]> {
+    const records = this.tables.audit.get(sessionId) ?? [];
+    return records.map((text): AuditRecord => parseAuditRecord(JSON.parse(text), sessionId));
   }
 }

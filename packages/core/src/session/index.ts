@@ -1,2 +1,17 @@
-export type { SessionStore, StoredSession } from './session-store.js';
+export type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
+export type {
+  InMemorySessionStoreOptions,
+  InMemorySessionTables,
+} from './in-memory-session-store.js';
 export { InMemorySessionStore } from './in-memory-session-store.js';
+export type { AuditDecision, AuditRecord } from './audit-record.js';
+export {
+  AUDIT_DECISIONS,
+  digestToolInput,
+  isAuditDecision,
+  parseAuditRecord,
+} from './audit-record.js';
+export { decodeStoredState, encodeStoredState } from './stored-state.js';
+export type { StoreMigration } from './migrations.js';
+export { pendingMigrations } from './migrations.js';
+export { InvalidAuditRecordError, StoreMigrationError } from './store-errors.js';

@@ -1,0 +1,36 @@
+import { InvalidStateError } from '../errors/index.js';
+import type { AgentState } from '../state/index.js';
+import { parseAgentState } from '../state/index.js';
+
+/**
+ * The text a store keeps for a state: its JSON. One function so every store
+ * writes the same bytes for the same state.
+ */
+export function encodeStoredState(state: AgentState): string {
+  return JSON.stringify(state);
+}
+
+/**
+ * Turns what a store read back for session `sessionId` into an `AgentState`:
+ * parses the JSON text, then validates (and migrates) it with
+ * `parseAgentState`. Anything else (not text, not JSON, truncated, an
+ * unknown schema version) is refused with `InvalidStateError` carrying the
+ * session id; the store leaves the stored text as it is, for a person to look at.
+ */
+export function decodeStoredState(sessionId: string, text: unknown): AgentState {
+  if (typeof text !== 'string') {
+    throw new InvalidStateError(`Stored state of session '${sessionId}' is not text.`, {
+      sessionId,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidStateError(`Stored state of session '${sessionId}' is not valid JSON.`, {
+      sessionId,
+      cause,
+    });
+  }
+  return parseAgentState(value, sessionId);
+}
