@@ -19,3 +19,19 @@ export {
   isToolCallBlock,
   isToolResultBlock,
 } from './guards.js';
+export {
+  contentBlockSchema,
+  dataBlockSchema,
+  finishedReasonSchema,
+  hintBlockSchema,
+  hintContentSchema,
+  messageSchema,
+  metadataSchema,
+  permissionRuleSchema,
+  textBlockSchema,
+  thinkingBlockSchema,
+  toolCallBlockSchema,
+  toolCallStateSchema,
+  toolResultBlockSchema,
+  toolResultStateSchema,
+} from './schemas.js';
