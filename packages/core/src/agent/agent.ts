@@ -20,7 +20,8 @@ import { agentTexts } from './texts.js';
 
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-type RunResult = { message: Msg; error?: unknown };
+/** How a run ended; a parked run still owes its REQUIRE_* events. */
+type RunResult = { message: Msg; error?: unknown; parkEvents?: AgentEvent[] };
 
 function freshState(options: AgentOptions): AgentState {
   const rules = options.permission?.rules ?? [];
@@ -120,10 +121,10 @@ export class Agent {
     if (options.signal?.aborted === true) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let settled = false;
+    let result: RunResult;
     try {
-      const result = yield* this.execute(plan, controller.signal);
+      result = yield* this.execute(plan, controller.signal);
       settled = true;
-      return result;
     } catch (error) {
       settled = true;
       throw error;
@@ -132,6 +133,10 @@ export class Agent {
       if (!settled) this.cancelSilently(controller);
       this.running = false;
     }
+    // Parked and persisted: the agent is free before the caller hears why,
+    // so it may answer from inside its loop over the stream.
+    if (result.parkEvents !== undefined) yield* result.parkEvents;
+    return result;
   }
 
   private async *execute(
@@ -201,10 +206,11 @@ export class Agent {
 
   private async *loop(run: ReplyRun): AsyncGenerator<AgentEvent, RunResult> {
     for (;;) {
-      const outcome = yield* actOnTurn(run);
+      const { outcome, parkEvents } = yield* actOnTurn(run);
       if (outcome === 'aborted' || run.signal.aborted) return yield* this.abort(run);
-      if (outcome === 'parked')
-        return { message: this.notice(run.replyId, agentTexts.waiting, null) };
+      if (outcome === 'parked') {
+        return { message: this.notice(run.replyId, agentTexts.waiting, null), parkEvents };
+      }
       if (run.reply.iterations >= this.deps.maxIters) return yield* this.exceed(run);
       run.reply.iterations += 1;
       run.reply.turnStart = run.message.content.length;

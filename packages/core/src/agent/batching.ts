@@ -11,6 +11,9 @@ import { closeCall } from './tool-result.js';
 /** How acting on the current turn ended. */
 export type TurnOutcome = 'done' | 'parked' | 'aborted';
 
+/** The outcome of acting on a turn; when parked, the REQUIRE_* events still to emit. */
+export type TurnResult = { outcome: TurnOutcome; parkEvents: AgentEvent[] };
+
 type Batch = { concurrent: boolean; ids: string[] };
 type Runnable = { call: ToolCallBlock } & Evaluated;
 type Applied = 'closed' | 'ask' | 'external' | 'run';
@@ -145,33 +148,33 @@ async function* runConcurrent(
   }
 }
 
-/** Parks the reply: persist first, then tell the caller what it waits for. */
-async function* park(run: ReplyRun, parkEvents: AgentEvent[]): AsyncGenerator<AgentEvent> {
+/** Parks the reply and persists it; the caller emits the REQUIRE_* events afterwards. */
+async function park(run: ReplyRun): Promise<void> {
   run.reply.status = 'parked';
   run.reply.parkedAt = nowIso();
   await run.checkpoint('park');
-  yield* parkEvents;
 }
 
 /**
  * Acts on the current model turn (SPEC sections 3 and 4): batch by batch,
- * stopping at the first batch that parks.
+ * stopping at the first batch that parks. A parked reply is persisted before
+ * its REQUIRE_* events are handed back, so whoever answers them finds it stored.
  */
-export async function* actOnTurn(run: ReplyRun): AsyncGenerator<AgentEvent, TurnOutcome> {
-  const calls = run.turnCalls();
-  if (calls.every((call) => call.state === 'finished')) return 'done';
+export async function* actOnTurn(run: ReplyRun): AsyncGenerator<AgentEvent, TurnResult> {
   const parkEvents: AgentEvent[] = [];
+  const calls = run.turnCalls();
+  if (calls.every((call) => call.state === 'finished')) return { outcome: 'done', parkEvents };
   for (const batch of batchesOf(run, calls)) {
     const outcome = batch.concurrent
       ? yield* runConcurrent(run, batch, parkEvents)
       : yield* runSequential(run, batch, parkEvents);
-    if (run.signal.aborted) return 'aborted';
+    if (run.signal.aborted) return { outcome: 'aborted', parkEvents: [] };
     if (outcome === 'parked') {
-      yield* park(run, parkEvents);
-      return 'parked';
+      await park(run);
+      return { outcome, parkEvents };
     }
   }
-  return 'done';
+  return { outcome: 'done', parkEvents };
 }
 
 /** Closes every open call of the reply as interrupted (SPEC section 5). */
