@@ -1,0 +1,78 @@
+import type { StoreMigration } from '@parley/core';
+import { pendingMigrations } from '@parley/core';
+import type { Database } from 'better-sqlite3';
+
+/** One schema step of the SQLite store: SQL run once, inside the opening transaction. */
+export type SqliteMigration = StoreMigration & { sql: string };
+
+/**
+ * The SQLite store's schema, as an ordered list. Append new steps; never
+ * edit or renumber one that has shipped (databases record each by version
+ * and name, and refuse a list that disagrees).
+ */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'sessions',
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL CHECK (version > 0),
+        state TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;`,
+  },
+  {
+    version: 2,
+    name: 'audit',
+    sql: `
+      CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL,
+        reply_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        input_digest TEXT NOT NULL,
+        approver TEXT,
+        at TEXT NOT NULL,
+        detail TEXT
+      ) STRICT;
+      CREATE INDEX audit_session_seq ON audit (session_id, seq);
+      CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END;
+      CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END;`,
+  },
+];
+
+/**
+ * Brings `database` up to `migrations` in one IMMEDIATE transaction (so two
+ * processes opening the same file at once take turns), recording each step
+ * in `schema_migrations`. Refuses a database a newer build has migrated.
+ */
+export function applyMigrations(
+  database: Database,
+  migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
+): void {
+  database
+    .transaction(() => {
+      database.exec(`
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+          version INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          applied_at TEXT NOT NULL
+        ) STRICT;`);
+      const applied = database
+        .prepare<[], StoreMigration>('SELECT version, name FROM schema_migrations ORDER BY version')
+        .all();
+      const record = database.prepare<[number, string, string]>(
+        'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+      );
+      for (const migration of pendingMigrations(migrations, applied)) {
+        database.exec(migration.sql);
+        record.run(migration.version, migration.name, new Date().toISOString());
+      }
+    })
+    .immediate();
+}

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StaleSessionError, StoreMigrationError } from '@parley/core';
+import {
+  describeSessionStoreConformance,
+  freshSessionId,
+  sampleAudit,
+  sampleState,
+} from '@parley/core/conformance';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SQLITE_MIGRATIONS, applyMigrations } from './migrations.js';
+import { SqliteSessionStore } from './sqlite-session-store.js';
+
+const directories: string[] = [];
+
+/** A fresh database path in its own temporary directory, removed after the test. */
+function temporaryPath(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
+  directories.push(directory);
+  return join(directory, 'sessions.sqlite');
+}
+
+afterEach(() => {
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+describeSessionStoreConformance('SqliteSessionStore', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
+  const path = join(directory, 'sessions.sqlite');
+  const store = new SqliteSessionStore({ path });
+  // A second connection to the same file: the harness's way behind the store's back.
+  const raw = new Database(path);
+  return {
+    store,
+    async corrupt(sessionId, rawText) {
+      raw
+        .prepare(
+          `INSERT INTO sessions (id, version, state, updated_at) VALUES (?, 1, ?, 'now')
+           ON CONFLICT (id) DO UPDATE SET state = excluded.state`,
+        )
+        .run(sessionId, rawText);
+    },
+    async readRaw(sessionId) {
+      const row = raw
+        .prepare<[string], { state: string; version: number }>(
+          'SELECT state, version FROM sessions WHERE id = ?',
+        )
+        .get(sessionId);
+      return row === undefined ? undefined : { text: row.state, version: row.version };
+    },
+    async failAuditWrites() {
+      raw.exec(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit writes refused by the test'); END`);
+    },
+    async close() {
+      await store.close();
+      raw.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('SqliteSessionStore', () => {
+  it('opens in WAL mode with synchronous FULL unless told NORMAL', async () => {
+    const path = temporaryPath();
+    const full = new SqliteSessionStore({ path });
+    const probe = new Database(path);
+    expect(probe.pragma('journal_mode', { simple: true })).toBe('wal');
+    await full.close();
+    probe.close();
+    // `synchronous` is per connection; read it through the store's own connection.
+    const seen: unknown[] = [];
+    for (const synchronous of ['FULL', 'NORMAL'] as const) {
+      const store = new SqliteSessionStore({ path, synchronous });
+      const connection: unknown = Reflect.get(store, 'database');
+      if (!(connection instanceof Database)) throw new Error('no connection');
+      seen.push(connection.pragma('synchronous', { simple: true }));
+      await store.close();
+    }
+    expect(seen).toStrictEqual([2, 1]);
+  });
+
+  it('records each migration once and keeps data across reopening', async () => {
+    const path = temporaryPath();
+    const first = new SqliteSessionStore({ path });
+    const id = freshSessionId();
+    await first.save(id, sampleState(id), 0, { audit: [sampleAudit(id, 'asked')] });
+    await first.close();
+    const second = new SqliteSessionStore({ path });
+    expect(await second.load(id)).toStrictEqual({ state: sampleState(id), version: 1 });
+    expect(await second.listAudit(id)).toStrictEqual([sampleAudit(id, 'asked')]);
+    await second.close();
+    const probe = new Database(path);
+    const applied = probe.prepare('SELECT version, name FROM schema_migrations').all();
+    probe.close();
+    expect(applied).toStrictEqual(
+      SQLITE_MIGRATIONS.map(({ version, name }) => ({ version, name })),
+    );
+  });
+
+  it('refuses to open a database migrated by a newer build', async () => {
+    const path = temporaryPath();
+    await new SqliteSessionStore({ path }).close();
+    const probe = new Database(path);
+    probe
+      .prepare("INSERT INTO schema_migrations VALUES (?, 'from the future', 'now')")
+      .run(SQLITE_MIGRATIONS.length + 1);
+    probe.close();
+    expect(() => new SqliteSessionStore({ path })).toThrow(StoreMigrationError);
+  });
+
+  it('applies all migrations or none', () => {
+    const database = new Database(':memory:');
+    const broken = [...SQLITE_MIGRATIONS, { version: 3, name: 'broken', sql: 'NOT SQL' }];
+    expect(() => applyMigrations(database, broken)).toThrow();
+    const tables = database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'sessions'")
+      .all();
+    expect(tables).toStrictEqual([]);
+    database.close();
+  });
+
+  it('keeps audit records append-only in the database itself', async () => {
+    const path = temporaryPath();
+    const store = new SqliteSessionStore({ path });
+    const id = freshSessionId();
+    await store.save(id, sampleState(id), 0, { audit: [sampleAudit(id, 'asked')] });
+    const probe = new Database(path);
+    expect(() => probe.exec("UPDATE audit SET decision = 'confirmed'")).toThrow(/append-only/);
+    expect(() => probe.exec('DELETE FROM audit')).toThrow(/append-only/);
+    probe.close();
+    expect(await store.listAudit(id)).toStrictEqual([sampleAudit(id, 'asked')]);
+    await store.close();
+  });
+
+  it('detects a conflict between two stores (two processes) on one file', async () => {
+    const path = temporaryPath();
+    const first = new SqliteSessionStore({ path });
+    const second = new SqliteSessionStore({ path });
+    const id = freshSessionId();
+    await first.save(id, sampleState(id, 0), 0);
+    const seen = await second.load(id);
+    await first.save(id, sampleState(id, 1), 1);
+    await expect(second.save(id, sampleState(id, 2), seen?.version ?? 0)).rejects.toThrow(
+      StaleSessionError,
+    );
+    expect(await second.load(id)).toStrictEqual({ state: sampleState(id, 1), version: 2 });
+    await first.close();
+    await second.close();
+  });
+
+  it('works on a private in-memory database', async () => {
+    const store = new SqliteSessionStore({ path: ':memory:' });
+    const id = freshSessionId();
+    expect(await store.save(id, sampleState(id), 0)).toBe(1);
+    expect(await store.load(id)).toStrictEqual({ state: sampleState(id), version: 1 });
+    await store.close();
+    await store.close();
+  });
+});

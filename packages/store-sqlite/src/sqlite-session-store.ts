@@ -1,0 +1,195 @@
+import type {
+  AgentState,
+  AuditRecord,
+  SaveOptions,
+  SessionStore,
+  StoredSession,
+} from '@parley/core';
+import {
+  InvalidAuditRecordError,
+  StaleSessionError,
+  decodeStoredState,
+  encodeStoredState,
+  parseAuditRecord,
+} from '@parley/core';
+import Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import { applyMigrations } from './migrations.js';
+
+/**
+ * Options of `SqliteSessionStore`. `path`: the database file (created if
+ * missing), or `':memory:'` for a private in-memory database. `synchronous`:
+ * `'FULL'` (default) makes every committed save survive power loss;
+ * `'NORMAL'` is faster in WAL mode and may lose the last saves (never
+ * corrupt the file) on power loss, though not on a process crash.
+ */
+export type SqliteSessionStoreOptions = {
+  path: string;
+  synchronous?: 'FULL' | 'NORMAL';
+};
+
+type SessionRow = { version: number; state: unknown };
+type AuditRow = {
+  session_id: string;
+  reply_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  decision: string;
+  input_digest: string;
+  approver: string | null;
+  at: string;
+  detail: string | null;
+};
+type SessionWrite = { id: string; state: string; updatedAt: string; expectedVersion: number };
+
+const AUDIT_COLUMNS =
+  'session_id, reply_id, tool_call_id, tool_name, decision, input_digest, approver, at, detail';
+
+/**
+ * A durable `SessionStore` in one SQLite file (better-sqlite3), for a single
+ * machine: a CLI, a desktop app, one server process. WAL mode, so readers do
+ * not block the writer; the schema is migrated when the store opens. A save
+ * is one IMMEDIATE transaction: a version-checked write of the session row
+ * plus the save's audit records. Several processes may share the file; the
+ * version check keeps them honest.
+ *
+ * @example
+ * const store = new SqliteSessionStore({ path: '.parley/sessions.sqlite' });
+ * const version = await store.save(state.sessionId, state, 0);
+ */
+export class SqliteSessionStore implements SessionStore {
+  private readonly database: Database.Database;
+  private readonly selectSession: Statement<[string], SessionRow>;
+  private readonly selectVersion: Statement<[string], { version: number }>;
+  private readonly insertSession: Statement<[SessionWrite]>;
+  private readonly updateSession: Statement<[SessionWrite]>;
+  private readonly insertAudit: Statement<[AuditRow]>;
+  private readonly selectAudit: Statement<[string], AuditRow>;
+  private readonly write: (
+    sessionId: string,
+    text: string,
+    expectedVersion: number,
+    records: AuditRow[],
+  ) => number;
+
+  constructor(options: SqliteSessionStoreOptions) {
+    const database = new Database(options.path);
+    try {
+      database.pragma('journal_mode = WAL');
+      database.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+      applyMigrations(database);
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+    this.database = database;
+    this.selectSession = database.prepare('SELECT version, state FROM sessions WHERE id = ?');
+    this.selectVersion = database.prepare('SELECT version FROM sessions WHERE id = ?');
+    this.insertSession = database.prepare(
+      `INSERT INTO sessions (id, version, state, updated_at)
+       VALUES (@id, 1, @state, @updatedAt) ON CONFLICT (id) DO NOTHING`,
+    );
+    this.updateSession = database.prepare(
+      `UPDATE sessions SET state = @state, version = version + 1, updated_at = @updatedAt
+       WHERE id = @id AND version = @expectedVersion`,
+    );
+    this.insertAudit = database.prepare(
+      `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES (@session_id, @reply_id, @tool_call_id,
+       @tool_name, @decision, @input_digest, @approver, @at, @detail)`,
+    );
+    this.selectAudit = database.prepare(
+      `SELECT ${AUDIT_COLUMNS} FROM audit WHERE session_id = ? ORDER BY seq`,
+    );
+    const transaction = database.transaction(
+      (sessionId: string, text: string, expectedVersion: number, records: AuditRow[]) =>
+        this.writeInTransaction(sessionId, text, expectedVersion, records),
+    );
+    this.write = (...args) => transaction.immediate(...args);
+  }
+
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    const row = this.selectSession.get(sessionId);
+    if (row === undefined) return undefined;
+    return { state: decodeStoredState(sessionId, row.state), version: row.version };
+  }
+
+  async save(
+    sessionId: string,
+    state: AgentState,
+    expectedVersion: number,
+    options: SaveOptions = {},
+  ): Promise<number> {
+    const records = (options.audit ?? []).map((record) =>
+      toAuditRow(parseAuditRecord(record, sessionId)),
+    );
+    return this.write(sessionId, encodeStoredState(state), expectedVersion, records);
+  }
+
+  async listAudit(sessionId: string): Promise<AuditRecord[]> {
+    return this.selectAudit.all(sessionId).map((row) => fromAuditRow(row, sessionId));
+  }
+
+  /** Closes the database file. The store cannot be used afterwards. */
+  async close(): Promise<void> {
+    if (this.database.open) this.database.close();
+  }
+
+  private writeInTransaction(
+    sessionId: string,
+    text: string,
+    expectedVersion: number,
+    records: AuditRow[],
+  ): number {
+    const write = {
+      id: sessionId,
+      state: text,
+      updatedAt: new Date().toISOString(),
+      expectedVersion,
+    };
+    const changed =
+      expectedVersion === 0 ? this.insertSession.run(write) : this.updateSession.run(write);
+    if (changed.changes !== 1) {
+      const actual = this.selectVersion.get(sessionId)?.version;
+      throw new StaleSessionError(sessionId, expectedVersion, actual);
+    }
+    for (const record of records) this.insertAudit.run(record);
+    return expectedVersion + 1;
+  }
+}
+
+function toAuditRow(record: AuditRecord): AuditRow {
+  return {
+    session_id: record.sessionId,
+    reply_id: record.replyId,
+    tool_call_id: record.toolCallId,
+    tool_name: record.toolName,
+    decision: record.decision,
+    input_digest: record.inputDigest,
+    approver: record.approver,
+    at: record.at,
+    detail: record.detail === undefined ? null : JSON.stringify(record.detail),
+  };
+}
+
+function fromAuditRow(row: AuditRow, sessionId: string): AuditRecord {
+  let detail: unknown;
+  try {
+    detail = row.detail === null ? undefined : JSON.parse(row.detail);
+  } catch (cause) {
+    throw new InvalidAuditRecordError('detail', 'is stored as text that is not JSON', { cause });
+  }
+  return parseAuditRecord(
+    {
+      sessionId: row.session_id,
+      replyId: row.reply_id,
+      toolCallId: row.tool_call_id,
+      toolName: row.tool_name,
+      decision: row.decision,
+      inputDigest: row.input_digest,
+      approver: row.approver,
+      at: row.at,
+      detail,
+    },
+    sessionId,
+  );
+}
