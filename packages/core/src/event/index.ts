@@ -13,3 +13,43 @@ export {
   userInterruptEvent,
 } from './input-events.js';
 export { makeEvent } from './factories.js';
+export {
+  dataBlockDeltaEvent,
+  dataBlockEndEvent,
+  dataBlockStartEvent,
+  exceedMaxItersEvent,
+  hintBlockEvent,
+  modelCallEndEvent,
+  modelCallStartEvent,
+  replyEndEvent,
+  replyStartEvent,
+  requireExternalExecutionEvent,
+  requireUserConfirmEvent,
+  textBlockDeltaEvent,
+  textBlockEndEvent,
+  textBlockStartEvent,
+  thinkingBlockDeltaEvent,
+  thinkingBlockEndEvent,
+  thinkingBlockStartEvent,
+  toolCallDeltaEvent,
+  toolCallEndEvent,
+  toolCallStartEvent,
+  toolResultDataDeltaEvent,
+  toolResultEndEvent,
+  toolResultStartEvent,
+  toolResultTextDeltaEvent,
+} from './factories.js';
+export {
+  agentEventSchema,
+  agentEventSchemas,
+  agentEventTypes,
+  confirmResultSchema,
+  inputEventSchema,
+  inputEventSchemas,
+  inputEventTypes,
+  isAgentEventType,
+  isInputEventType,
+} from './schemas.js';
+export { decodeEvent, encodeEvent, parseAgentEvent, parseInputEvent } from './codec.js';
+export type { SchemaProblem } from './schema-problem.js';
+export { describeSchemaProblem } from './schema-problem.js';
