@@ -1,5 +1,5 @@
 import type { ToolCallBlock, ToolResultBlock } from '../message/index.js';
-import type { Tool, ToolChunk, ToolOutput, ToolContext } from '../tool/index.js';
+import type { Tool, ToolChunk, ToolOutput, ToolContext, ToolResponse } from '../tool/index.js';
 import type { AgentEvent } from '../event/index.js';
 import { assertNever } from '../errors/index.js';
 import { compose } from './middleware.js';
@@ -12,28 +12,28 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-/** Whatever `execute` returned, as a stream of chunks. */
-async function* toChunks(output: ToolOutput | Promise<ToolOutput>): AsyncGenerator<ToolChunk> {
-  const value = await output;
-  if (typeof value === 'string') {
-    yield { type: 'text', text: value };
-    return;
-  }
-  if (isAsyncIterable(value)) {
-    yield* value;
-    return;
-  }
-  if (typeof value.output === 'string') yield { type: 'text', text: value.output };
-  else yield* value.output;
-  yield {
+/** A whole (non-streamed) result as chunks. */
+function chunksOf(value: string | ToolResponse): ToolChunk[] {
+  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  const parts: ToolChunk[] =
+    typeof value.output === 'string' ? [{ type: 'text', text: value.output }] : [...value.output];
+  parts.push({
     type: 'tool_end',
     ...(value.state === undefined ? {} : { state: value.state }),
     ...(value.metadata === undefined ? {} : { metadata: value.metadata }),
-  };
+  });
+  return parts;
+}
+
+/** Whatever `execute` returned, as a stream of chunks. */
+async function* toChunks(output: ToolOutput | Promise<ToolOutput>): AsyncGenerator<ToolChunk> {
+  const value = await output;
+  if (isAsyncIterable(value)) yield* value;
+  else yield* chunksOf(value);
 }
 
 /** Marks an allowed call as started: TOOL_RESULT_START, then the claim checkpoint. */
-export async function* startCall(run: ReplyRun, call: ToolCallBlock): AsyncGenerator<AgentEvent> {
+export function* startCall(run: ReplyRun, call: ToolCallBlock): Generator<AgentEvent> {
   run.updateCall(call.id, { state: 'allowed' });
   if (!run.resultStarted(call)) {
     yield run.event('TOOL_RESULT_START', { toolCallId: call.id, toolCallName: call.name });
@@ -52,7 +52,7 @@ export async function* executeCall(
   call: ToolCallBlock,
   tool: Tool<unknown>,
   input: unknown,
-): AsyncGenerator<AgentEvent> {
+): AsyncGenerator<AgentEvent, void> {
   const toolCallId = call.id;
   const execute = tool.execute?.bind(tool);
   const context: ToolContext = {
@@ -63,7 +63,7 @@ export async function* executeCall(
     permission: run.state.permission,
     logger: run.deps.logger,
   };
-  const hooks = run.deps.middlewares.flatMap((m) => (m.onActing ? [m.onActing] : []));
+  const hooks = run.deps.actingHooks;
   const inner = (acting: ActingContext): AsyncIterable<ToolChunk> =>
     execute === undefined
       ? toChunks({ output: `Tool '${tool.name}' cannot run locally.`, state: 'error' })
@@ -79,7 +79,16 @@ export async function* executeCall(
   let state: ToolResultBlock['state'] = 'success';
   let metadata: Record<string, unknown> = {};
   try {
-    for await (const chunk of compose(hooks, inner)(actingContext)) {
+    // Without middlewares a plain return value needs no stream around it.
+    const direct =
+      hooks.length === 0 && execute !== undefined ? await execute(input, context) : undefined;
+    const chunks: Iterable<ToolChunk> | AsyncIterable<ToolChunk> =
+      direct === undefined
+        ? compose(hooks, inner)(actingContext)
+        : isAsyncIterable(direct)
+          ? direct
+          : chunksOf(direct);
+    for await (const chunk of chunks) {
       switch (chunk.type) {
         case 'text':
           collector.add(chunk);

@@ -5,7 +5,7 @@ import type { Logger } from '../tool/index.js';
 import type { AgentEvent } from '../event/index.js';
 import type { AgentState } from '../state/index.js';
 import { AGENT_STATE_VERSION, parseAgentState } from '../state/index.js';
-import { AgentBusyError } from '../errors/index.js';
+import { AgentBusyError, ModelError } from '../errors/index.js';
 import { newId, nowIso } from '../util/ids.js';
 import { actOnTurn, interruptOpenCalls } from './batching.js';
 import type { ReplyInput, ReplyPlan } from './input.js';
@@ -17,11 +17,21 @@ import { ReplyRun } from './reply-run.js';
 import type { RunDependencies } from './reply-run.js';
 import { applyConfirm, applyExternal } from './resume.js';
 import { agentTexts } from './texts.js';
+import { compose } from './middleware.js';
+import type { ModelCallContext } from './middleware.js';
+
+/** A thrown value as an Error (models may throw anything). */
+function asError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  return new ModelError(
+    `The model failed: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  );
+}
 
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** How a run ended; a parked run still owes its REQUIRE_* events. */
-type RunResult = { message: Msg; error?: unknown; parkEvents?: AgentEvent[] };
+type RunResult = { message: Msg; error?: Error; parkEvents?: AgentEvent[] };
 
 function freshState(options: AgentOptions): AgentState {
   const rules = options.permission?.rules ?? [];
@@ -66,6 +76,7 @@ export class Agent {
         ? freshState(options)
         : parseAgentState(structuredClone(options.state));
     this.engine = new PermissionEngine(this.current.permission);
+    const middlewares = options.middlewares ?? [];
     this.current.permission = this.engine.context;
     this.deps = {
       agentName: this.name,
@@ -73,7 +84,14 @@ export class Agent {
       model: options.model,
       toolkit: options.toolkit ?? new Toolkit(),
       engine: this.engine,
-      middlewares: options.middlewares ?? [],
+      callModel: compose(
+        middlewares.flatMap((m) => (m.onModelCall ? [m.onModelCall] : [])),
+        (context: ModelCallContext) => options.model.stream(context.request, context.signal),
+      ),
+      permissionHooks: middlewares.flatMap((m) =>
+        m.onCheckPermission ? [m.onCheckPermission] : [],
+      ),
+      actingHooks: middlewares.flatMap((m) => (m.onActing ? [m.onActing] : [])),
       maxIters: options.maxIters ?? 50,
       logger: options.logger ?? silentLogger,
       checkpoint: options.checkpoint,
@@ -104,11 +122,8 @@ export class Agent {
    * A model failure ends it with REPLY_END (error). Leaving the loop early
    * cancels the reply.
    */
-  async *replyStream(
-    input?: ReplyInput,
-    options: ReplyOptions = {},
-  ): AsyncGenerator<AgentEvent, void> {
-    yield* this.run(input, options);
+  replyStream(input?: ReplyInput, options: ReplyOptions = {}): AsyncIterable<AgentEvent> {
+    return this.run(input, options);
   }
 
   private async *run(input: unknown, options: ReplyOptions): AsyncGenerator<AgentEvent, RunResult> {
@@ -219,7 +234,7 @@ export class Agent {
         calls = yield* reason(run);
       } catch (error) {
         if (run.signal.aborted) return yield* this.abort(run);
-        return yield* this.finish(run, 'error', error);
+        return yield* this.finish(run, 'error', asError(error));
       }
       await run.checkpoint('after_model');
       if (calls.length === 0) return yield* this.finish(run, 'completed');
@@ -245,17 +260,13 @@ export class Agent {
   private async *finish(
     run: ReplyRun,
     finishedReason: FinishedReason,
-    error?: unknown,
+    error?: Error,
   ): AsyncGenerator<AgentEvent, RunResult> {
     run.message.finishedReason = finishedReason;
     this.current.reply = null;
     await run.checkpoint('reply_end');
     const described =
-      error === undefined
-        ? undefined
-        : error instanceof Error
-          ? { type: error.name, message: error.message }
-          : { type: 'Error', message: String(error) };
+      error === undefined ? undefined : { type: error.name, message: error.message };
     yield run.event('REPLY_END', {
       sessionId: this.current.sessionId,
       finishedReason,

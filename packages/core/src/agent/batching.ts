@@ -81,6 +81,11 @@ async function* runAll(run: ReplyRun, runnable: Runnable[]): AsyncGenerator<Agen
   if (runnable.length === 0) return;
   for (const item of runnable) yield* startCall(run, item.call);
   await run.checkpoint('before_tool');
+  const [only] = runnable;
+  if (runnable.length === 1 && only !== undefined) {
+    yield* executeCall(run, run.call(only.call.id), only.tool, only.input);
+    return;
+  }
   yield* mergeGenerators(
     runnable.map((item) => executeCall(run, run.call(item.call.id), item.tool, item.input)),
   );
@@ -96,8 +101,12 @@ async function* runSequential(
     const call = run.call(id);
     if (call.state === 'finished') continue;
     if (isWaiting(call)) return 'parked';
-    const evaluated = yield* evaluateCall(run, call, call.state === 'allowed');
-    if (evaluated === undefined) continue;
+    const evaluation = await evaluateCall(run, call, call.state === 'allowed');
+    if (!evaluation.ok) {
+      yield* evaluation.events;
+      continue;
+    }
+    const evaluated = evaluation.evaluated;
     const applied = yield* applyDecision(run, call, evaluated, parkEvents);
     if (applied === 'ask' || applied === 'external') return 'parked';
     if (applied === 'run') yield* runAll(run, [{ call, ...evaluated }]);
@@ -126,8 +135,12 @@ async function* runConcurrent(
     for (const call of calls) {
       const confirmed = call.state === 'allowed' && !run.reply.executing.includes(call.id);
       if (!confirmed && (call.state !== 'pending' || waiting)) continue;
-      const evaluated = yield* evaluateCall(run, call, confirmed);
-      if (evaluated === undefined) continue;
+      const evaluation = await evaluateCall(run, call, confirmed);
+      if (!evaluation.ok) {
+        yield* evaluation.events;
+        continue;
+      }
+      const evaluated = evaluation.evaluated;
       const { decision, tool, input } = evaluated;
       const asks = decision.behavior === 'ask' || decision.behavior === 'passthrough';
       const covered =

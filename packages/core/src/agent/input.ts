@@ -1,9 +1,10 @@
 import type { ContentBlock, Msg } from '../message/index.js';
-import { userMsg } from '../message/index.js';
+import { contentBlockSchema, messageSchema, userMsg } from '../message/index.js';
 import type { InputEvent } from '../event/index.js';
 import { looksLikeInputEvent, parseInputEvent } from '../event/index.js';
 import type { AgentState } from '../state/index.js';
 import type { Toolkit } from '../tool/index.js';
+import { describeZodIssues } from '../tool/index.js';
 import {
   AgentParkedError,
   InvalidInputError,
@@ -27,6 +28,7 @@ export type ReplyPlan =
   | { kind: 'external'; event: Extract<InputEvent, { type: 'EXTERNAL_EXECUTION_RESULT' }> };
 
 const forbiddenInInput = new Set<ContentBlock['type']>(['tool_call', 'tool_result', 'thinking']);
+const allowedInInput = new Set<unknown>(['text', 'data', 'hint']);
 
 function checkMessage(value: unknown, index: number): Msg {
   const where = index < 0 ? 'The input message' : `Input message ${index}`;
@@ -51,13 +53,32 @@ function checkMessage(value: unknown, index: number): Msg {
           `${where} block ${at} has type ${JSON.stringify(type)}: new input may not carry tool calls, tool results or thinking blocks.`,
         );
       }
+      if (!allowedInInput.has(type)) {
+        throw new InvalidInputError(
+          `${where} block ${at} has type ${JSON.stringify(type)}: new input takes text, data and hint blocks.`,
+        );
+      }
+      const checked = contentBlockSchema.safeParse(block);
+      if (!checked.success) {
+        throw new InvalidInputError(
+          `${where} block ${at} is not a valid ${String(type)} block: ${describeZodIssues(checked.error)}.`,
+        );
+      }
     });
   }
-  const copy = structuredClone(message) as Msg;
-  copy.id ??= newId();
-  copy.name ??= message.role;
-  copy.createdAt ??= nowIso();
-  return copy;
+  const copy = structuredClone(message) as Record<string, unknown>;
+  for (const [key, field] of Object.entries(copy)) if (field === undefined) delete copy[key];
+  copy['id'] ??= newId();
+  copy['name'] ??= message.role;
+  copy['createdAt'] ??= nowIso();
+  // What goes into the context must load again from JSON: check it like a stored message.
+  const checked = messageSchema.safeParse(copy);
+  if (!checked.success) {
+    throw new InvalidInputError(
+      `${where} is not a valid message: ${describeZodIssues(checked.error)}.`,
+    );
+  }
+  return checked.data;
 }
 
 /** Turns new input into messages for the context (copies; the caller's objects are not kept). */

@@ -12,39 +12,48 @@ import { closeCall } from './tool-result.js';
 /** A call that passed lookup and validation, with its decision. */
 export type Evaluated = { tool: Tool<unknown>; input: unknown; decision: PermissionDecision };
 
+/** An evaluation: a decision, or the events of the error result that closed the call. */
+export type Evaluation = { ok: true; evaluated: Evaluated } | { ok: false; events: AgentEvent[] };
+
 /** A call's tool and validated input, or the text of the error result it must get. */
 export type Resolved =
   { ok: true; tool: Tool<unknown>; input: unknown } | { ok: false; error: string };
 
 /** Looks the tool up and validates the call's input (SPEC section 3, step 1). */
 export function resolveCall(run: ReplyRun, call: ToolCallBlock): Resolved {
+  const key = `${call.name}\u0000${call.input}`;
+  const cached = run.resolved.get(key);
+  if (cached !== undefined) return cached;
   const found = run.deps.toolkit.get(call.name);
-  if (found === undefined) return { ok: false, error: agentTexts.toolNotFound(call.name) };
-  const parsed = parseToolInput(found, call.input);
-  if (!parsed.ok) return { ok: false, error: agentTexts.invalidInput(call.name, parsed.reason) };
-  return { ok: true, tool: found, input: parsed.input };
+  let resolved: Resolved;
+  if (found === undefined) {
+    resolved = { ok: false, error: agentTexts.toolNotFound(call.name) };
+  } else {
+    const parsed = parseToolInput(found, call.input);
+    resolved = parsed.ok
+      ? { ok: true, tool: found, input: parsed.input }
+      : { ok: false, error: agentTexts.invalidInput(call.name, parsed.reason) };
+  }
+  run.resolved.set(key, resolved);
+  return resolved;
 }
 
 /**
  * Steps 1 and 2 of acting: resolve the call, then ask the permission engine
  * through the `onCheckPermission` middlewares. A call the user confirmed
  * skips the engine but not the middlewares. An unknown tool or bad input
- * closes the call with an error result and yields undefined.
+ * closes the call with an error result, whose events are returned.
  */
-export async function* evaluateCall(
+export async function evaluateCall(
   run: ReplyRun,
   call: ToolCallBlock,
   confirmedByUser: boolean,
-): AsyncGenerator<AgentEvent, Evaluated | undefined> {
+): Promise<Evaluation> {
   const resolved = resolveCall(run, call);
-  if (!resolved.ok) {
-    yield* closeCall(run, call, resolved.error, 'error');
-    return undefined;
-  }
+  if (!resolved.ok)
+    return { ok: false, events: [...closeCall(run, call, resolved.error, 'error')] };
   const { tool, input } = resolved;
-  const hooks = run.deps.middlewares.flatMap((m) =>
-    m.onCheckPermission ? [m.onCheckPermission] : [],
-  );
+  const hooks = run.deps.permissionHooks;
   const inner = async (context: PermissionCheckContext): Promise<PermissionDecision> =>
     context.confirmedByUser
       ? {
@@ -68,5 +77,5 @@ export async function* evaluateCall(
       confirmedByUser,
     });
   }
-  return { tool, input, decision };
+  return { ok: true, evaluated: { tool, input, decision } };
 }

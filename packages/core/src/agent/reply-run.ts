@@ -1,5 +1,5 @@
 import type { ContentBlock, Msg, ToolCallBlock, ToolResultBlock } from '../message/index.js';
-import type { ChatModel } from '../model/index.js';
+import type { ChatChunk, ChatModel } from '../model/index.js';
 import type { PermissionEngine } from '../permission/index.js';
 import type { Logger, Toolkit } from '../tool/index.js';
 import type { AgentEvent, AgentEventFields, AgentEventType } from '../event/index.js';
@@ -7,7 +7,8 @@ import { makeEvent } from '../event/index.js';
 import type { AgentState, ReplyState } from '../state/index.js';
 import { InvalidStateError } from '../errors/index.js';
 import type { Checkpoint, CheckpointReason } from './options.js';
-import type { Middleware, RunInfo } from './middleware.js';
+import type { Middleware, ModelCallContext, RunInfo } from './middleware.js';
+import type { Resolved } from './permission-step.js';
 
 /** What every step needs from the agent. */
 export type RunDependencies = {
@@ -16,7 +17,10 @@ export type RunDependencies = {
   model: ChatModel;
   toolkit: Toolkit;
   engine: PermissionEngine;
-  middlewares: readonly Middleware[];
+  /** The model call wrapped in the `onModelCall` middlewares (composed once). */
+  callModel: (context: ModelCallContext) => AsyncIterable<ChatChunk>;
+  permissionHooks: readonly NonNullable<Middleware['onCheckPermission']>[];
+  actingHooks: readonly NonNullable<Middleware['onActing']>[];
   maxIters: number;
   logger: Logger;
   checkpoint: Checkpoint | undefined;
@@ -34,6 +38,10 @@ export class ReplyRun {
   readonly message: Msg & { content: ContentBlock[] };
   readonly signal: AbortSignal;
   private checkpointChain: Promise<void> = Promise.resolve();
+  /** Tool lookups and parsed inputs, by name and raw input (parsing is pure). */
+  readonly resolved = new Map<string, Resolved>();
+  /** Where each tool call sits in the reply message (blocks are appended or replaced, never moved). */
+  private readonly callIndex = new Map<string, number>();
 
   constructor(deps: RunDependencies, state: AgentState, signal: AbortSignal) {
     const reply = state.reply;
@@ -49,6 +57,30 @@ export class ReplyRun {
     this.reply = reply;
     this.message = last as Msg & { content: ContentBlock[] };
     this.signal = signal;
+    this.reindex();
+  }
+
+  private reindex(): void {
+    this.callIndex.clear();
+    this.message.content.forEach((block, index) => {
+      if (block.type === 'tool_call') this.callIndex.set(block.id, index);
+    });
+  }
+
+  /** Whether the reply message has a tool call with this id. */
+  hasCall(id: string): boolean {
+    return this.callIndex.has(id);
+  }
+
+  /** Removes tool calls (those of a model turn that failed before it ended). */
+  removeCalls(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const drop = new Set(ids);
+    const kept = this.message.content.filter(
+      (block) => block.type !== 'tool_call' || !drop.has(block.id),
+    );
+    this.message.content.splice(0, this.message.content.length, ...kept);
+    this.reindex();
   }
 
   get replyId(): string {
@@ -68,7 +100,9 @@ export class ReplyRun {
     type: T,
     fields: Omit<AgentEventFields<T>, 'replyId'>,
   ): Extract<AgentEvent, { type: T }> {
-    return makeEvent(type, { ...fields, replyId: this.replyId } as AgentEventFields<T>);
+    const withReply = fields as AgentEventFields<T>;
+    withReply.replyId = this.replyId;
+    return makeEvent(type, withReply);
   }
 
   /** The tool calls of the current model turn, in the model's order. */
@@ -90,10 +124,8 @@ export class ReplyRun {
   }
 
   call(id: string): ToolCallBlock {
-    const found = this.message.content.find(
-      (block): block is ToolCallBlock => block.type === 'tool_call' && block.id === id,
-    );
-    if (found === undefined) {
+    const found = this.message.content[this.callIndex.get(id) ?? -1];
+    if (found?.type !== 'tool_call') {
       throw new InvalidStateError(`Tool call '${id}' is not in reply '${this.replyId}'.`, {
         sessionId: this.state.sessionId,
       });
@@ -103,20 +135,13 @@ export class ReplyRun {
 
   /** Replaces a tool call block (blocks are never mutated in place: requests may hold them). */
   updateCall(id: string, patch: Partial<Omit<ToolCallBlock, 'type' | 'id'>>): ToolCallBlock {
-    const content = this.message.content;
-    const index = content.findIndex((block) => block.type === 'tool_call' && block.id === id);
-    const current = content[index];
-    if (current?.type !== 'tool_call') {
-      throw new InvalidStateError(`Tool call '${id}' is not in reply '${this.replyId}'.`, {
-        sessionId: this.state.sessionId,
-      });
-    }
-    const next: ToolCallBlock = { ...current, ...patch };
-    content[index] = next;
+    const next: ToolCallBlock = { ...this.call(id), ...patch };
+    this.message.content[this.callIndex.get(id) ?? -1] = next;
     return next;
   }
 
   append(block: ContentBlock): void {
+    if (block.type === 'tool_call') this.callIndex.set(block.id, this.message.content.length);
     this.message.content.push(block);
   }
 

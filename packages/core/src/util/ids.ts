@@ -3,7 +3,15 @@ export function newId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** The current time as an ISO-8601 string. */
+let lastMillis = -1;
+let lastIso = '';
+
+/** The current time as an ISO-8601 string (formatted once per millisecond: events come in bursts). */
 export function nowIso(): string {
-  return new Date().toISOString();
+  const millis = Date.now();
+  if (millis !== lastMillis) {
+    lastMillis = millis;
+    lastIso = new Date(millis).toISOString();
+  }
+  return lastIso;
 }
