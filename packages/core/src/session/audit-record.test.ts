@@ -5,6 +5,7 @@ import {
   isAuditDecision,
   parseAuditRecord,
 } from './audit-record.js';
+import { fromAuditRecordRow, toAuditRecordRow } from './audit-record-row.js';
 import { InvalidAuditRecordError } from './store-errors.js';
 
 const valid = {
@@ -92,5 +93,33 @@ describe('parseAuditRecord', () => {
     expect(() => parseAuditRecord({ ...valid, decision: 'x' }, 's1')).toThrow(
       expect.objectContaining({ code: 'invalid_audit_record', name: 'InvalidAuditRecordError' }),
     );
+  });
+});
+
+describe('audit record rows', () => {
+  it('map a record to snake_case columns and back', () => {
+    const record = parseAuditRecord({ ...valid, detail: { reason: 'ok' } }, 's1');
+    const row = toAuditRecordRow(record);
+    expect(row).toStrictEqual({
+      session_id: 's1',
+      reply_id: 'r1',
+      tool_call_id: 'tc1',
+      tool_name: 'Bash',
+      decision: 'confirmed',
+      input_digest: '0'.repeat(64),
+      approver: 'ada',
+      at: '2025-06-01T12:00:00.000Z',
+      detail: '{"reason":"ok"}',
+    });
+    expect(fromAuditRecordRow(row, 's1')).toStrictEqual(record);
+    const bare = parseAuditRecord(valid, 's1');
+    expect(toAuditRecordRow(bare).detail).toBeNull();
+    expect(fromAuditRecordRow(toAuditRecordRow(bare), 's1')).toStrictEqual(bare);
+  });
+
+  it('refuse a row edited into something that is not a record', () => {
+    const row = toAuditRecordRow(parseAuditRecord(valid, 's1'));
+    expect(fieldOf(() => fromAuditRecordRow({ ...row, detail: '{oops' }, 's1'))).toBe('detail');
+    expect(fieldOf(() => fromAuditRecordRow({ ...row, decision: 'maybe' }, 's1'))).toBe('decision');
   });
 });

@@ -39,7 +39,8 @@ export function freshSessionId(label = 'session'): string {
 
 /**
  * A realistic state for `sessionId`: text with non-ASCII characters, a tool
- * call with raw JSON input, its result, a rule, and a parked reply. `step`
+ * call with raw JSON input, its result, a rule, and a parked reply (whose
+ * message ends the context, as the state invariants require). `step`
  * changes the content so successive saves are told apart.
  */
 export function sampleState(sessionId: string, step = 0): AgentState {
@@ -55,7 +56,7 @@ export function sampleState(sessionId: string, step = 0): AgentState {
         createdAt: '2025-01-02T03:04:05.006Z',
       },
       {
-        id: `m2-${step}`,
+        id: `r-${step}`,
         name: 'assistant',
         role: 'assistant',
         finishedReason: null,

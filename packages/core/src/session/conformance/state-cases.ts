@@ -92,6 +92,20 @@ export function registerStateCases(current: () => SessionStoreHarness): void {
     expect(await store.load(id)).toBeUndefined();
   });
 
+  it('treats an expectedVersion that is no version (negative, fractional, NaN) as stale', async () => {
+    const { store } = current();
+    const id = freshSessionId();
+    const missing = freshSessionId('missing');
+    await store.save(id, sampleState(id), 0);
+    for (const wrong of [-1, 0.5, 1.5, Number.NaN]) {
+      expectStale(await rejectionOf(store.save(id, sampleState(id, 1), wrong)), id, wrong, 1);
+      const error = await rejectionOf(store.save(missing, sampleState(missing), wrong));
+      expectStale(error, missing, wrong, undefined);
+    }
+    expect(await store.load(id)).toStrictEqual({ state: sampleState(id), version: 1 });
+    expect(await store.load(missing)).toBeUndefined();
+  });
+
   it('lets exactly one of 10 concurrent creations win', async () => {
     const { store } = current();
     const id = freshSessionId();
