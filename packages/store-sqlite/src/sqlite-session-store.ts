@@ -1,16 +1,18 @@
 import type {
   AgentState,
   AuditRecord,
+  AuditRecordRow,
   SaveOptions,
   SessionStore,
   StoredSession,
 } from '@parley/core';
 import {
-  InvalidAuditRecordError,
   StaleSessionError,
   decodeStoredState,
   encodeStoredState,
+  fromAuditRecordRow,
   parseAuditRecord,
+  toAuditRecordRow,
 } from '@parley/core';
 import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
@@ -29,17 +31,6 @@ export type SqliteSessionStoreOptions = {
 };
 
 type SessionRow = { version: number; state: unknown };
-type AuditRow = {
-  session_id: string;
-  reply_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  decision: string;
-  input_digest: string;
-  approver: string | null;
-  at: string;
-  detail: string | null;
-};
 type SessionWrite = { id: string; state: string; updatedAt: string; expectedVersion: number };
 
 const AUDIT_COLUMNS =
@@ -63,13 +54,13 @@ export class SqliteSessionStore implements SessionStore {
   private readonly selectVersion: Statement<[string], { version: number }>;
   private readonly insertSession: Statement<[SessionWrite]>;
   private readonly updateSession: Statement<[SessionWrite]>;
-  private readonly insertAudit: Statement<[AuditRow]>;
-  private readonly selectAudit: Statement<[string], AuditRow>;
+  private readonly insertAudit: Statement<[AuditRecordRow]>;
+  private readonly selectAudit: Statement<[string], AuditRecordRow>;
   private readonly write: (
     sessionId: string,
     text: string,
     expectedVersion: number,
-    records: AuditRow[],
+    records: AuditRecordRow[],
   ) => number;
 
   constructor(options: SqliteSessionStoreOptions) {
@@ -101,7 +92,7 @@ export class SqliteSessionStore implements SessionStore {
       `SELECT ${AUDIT_COLUMNS} FROM audit WHERE session_id = ? ORDER BY seq`,
     );
     const transaction = database.transaction(
-      (sessionId: string, text: string, expectedVersion: number, records: AuditRow[]) =>
+      (sessionId: string, text: string, expectedVersion: number, records: AuditRecordRow[]) =>
         this.writeInTransaction(sessionId, text, expectedVersion, records),
     );
     this.write = (...args) => transaction.immediate(...args);
@@ -120,13 +111,13 @@ export class SqliteSessionStore implements SessionStore {
     options: SaveOptions = {},
   ): Promise<number> {
     const records = (options.audit ?? []).map((record) =>
-      toAuditRow(parseAuditRecord(record, sessionId)),
+      toAuditRecordRow(parseAuditRecord(record, sessionId)),
     );
     return this.write(sessionId, encodeStoredState(state), expectedVersion, records);
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {
-    return this.selectAudit.all(sessionId).map((row) => fromAuditRow(row, sessionId));
+    return this.selectAudit.all(sessionId).map((row) => fromAuditRecordRow(row, sessionId));
   }
 
   /** Closes the database file. The store cannot be used afterwards. */
@@ -138,7 +129,7 @@ export class SqliteSessionStore implements SessionStore {
     sessionId: string,
     text: string,
     expectedVersion: number,
-    records: AuditRow[],
+    records: AuditRecordRow[],
   ): number {
     const write = {
       id: sessionId,
@@ -155,41 +146,4 @@ export class SqliteSessionStore implements SessionStore {
     for (const record of records) this.insertAudit.run(record);
     return expectedVersion + 1;
   }
-}
-
-function toAuditRow(record: AuditRecord): AuditRow {
-  return {
-    session_id: record.sessionId,
-    reply_id: record.replyId,
-    tool_call_id: record.toolCallId,
-    tool_name: record.toolName,
-    decision: record.decision,
-    input_digest: record.inputDigest,
-    approver: record.approver,
-    at: record.at,
-    detail: record.detail === undefined ? null : JSON.stringify(record.detail),
-  };
-}
-
-function fromAuditRow(row: AuditRow, sessionId: string): AuditRecord {
-  let detail: unknown;
-  try {
-    detail = row.detail === null ? undefined : JSON.parse(row.detail);
-  } catch (cause) {
-    throw new InvalidAuditRecordError('detail', 'is stored as text that is not JSON', { cause });
-  }
-  return parseAuditRecord(
-    {
-      sessionId: row.session_id,
-      replyId: row.reply_id,
-      toolCallId: row.tool_call_id,
-      toolName: row.tool_name,
-      decision: row.decision,
-      inputDigest: row.input_digest,
-      approver: row.approver,
-      at: row.at,
-      detail,
-    },
-    sessionId,
-  );
 }
