@@ -1,0 +1,102 @@
+import type { StoreMigration } from '@parley/core';
+import { pendingMigrations } from '@parley/core';
+import type { Pool } from 'pg';
+import { inTransaction } from './transaction.js';
+
+/**
+ * One schema step of the Postgres store. `sql` gets the schema name already
+ * quoted as an identifier and returns the statements to run.
+ */
+export type PostgresMigration = StoreMigration & { sql: (schema: string) => string };
+
+/**
+ * The Postgres store's schema, as an ordered list. Append new steps; never
+ * edit or renumber one that has shipped (databases record each by version
+ * and name, and refuse a list that disagrees).
+ */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'sessions',
+    sql: (schema) => `
+      CREATE TABLE ${schema}.sessions (
+        id text PRIMARY KEY,
+        version integer NOT NULL CHECK (version > 0),
+        state text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
+  {
+    version: 2,
+    name: 'audit',
+    sql: (schema) => `
+      CREATE TABLE ${schema}.audit (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        session_id text NOT NULL,
+        reply_id text NOT NULL,
+        tool_call_id text NOT NULL,
+        tool_name text NOT NULL,
+        decision text NOT NULL,
+        input_digest text NOT NULL,
+        approver text,
+        at timestamptz NOT NULL,
+        detail text
+      );
+      CREATE INDEX audit_session_seq ON ${schema}.audit (session_id, seq);
+      CREATE FUNCTION ${schema}.audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'audit records are append-only'; END $$;
+      CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON ${schema}.audit
+        FOR EACH ROW EXECUTE FUNCTION ${schema}.audit_append_only();
+      CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON ${schema}.audit
+        FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.audit_append_only();`,
+  },
+];
+
+/**
+ * Brings `schema` (a quoted identifier; `schemaName` is its plain name) up
+ * to `migrations` in one transaction, recording each step in
+ * `schema_migrations`. The transaction first takes an advisory lock keyed on
+ * the schema, so nodes starting at once take turns instead of racing on
+ * CREATE; it is the transaction-scoped form (`pg_advisory_xact_lock`), so a
+ * crash can never leave the lock held. When nothing is pending it issues no
+ * DDL, so a role without CREATE rights can start against a migrated schema.
+ */
+export async function applyMigrations(
+  pool: Pool,
+  schema: string,
+  schemaName: string,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query(
+      "SELECT pg_advisory_xact_lock(hashtext('parley.store-postgres'), hashtext($1))",
+      [schemaName],
+    );
+    const existing = await client.query<{ table: string | null }>(
+      'SELECT to_regclass($1)::text AS table',
+      [`${schema}.schema_migrations`],
+    );
+    if ((existing.rows[0]?.table ?? null) === null) {
+      const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+        schemaName,
+      ]);
+      if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
+      await client.query(`
+        CREATE TABLE ${schema}.schema_migrations (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`);
+    }
+    const applied = await client.query<StoreMigration>(
+      `SELECT version, name FROM ${schema}.schema_migrations ORDER BY version`,
+    );
+    for (const migration of pendingMigrations(migrations, applied.rows)) {
+      await client.query(migration.sql(schema));
+      await client.query(
+        `INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`,
+        [migration.version, migration.name],
+      );
+    }
+  });
+}
