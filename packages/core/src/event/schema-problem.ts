@@ -59,6 +59,11 @@ function describeIssue(issue: Issue, prefix: Path): { path: Path; problem: strin
     }
     case 'invalid_union':
       return describeUnion(issue, path);
+    case 'too_small':
+    case 'too_big':
+    case 'not_multiple_of':
+    case 'invalid_format':
+      return { path, problem: `${issue.message}, received ${describeValue(issue.input)}` };
     default:
       return { path, problem: issue.message };
   }

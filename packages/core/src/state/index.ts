@@ -1,3 +1,6 @@
 export type { AgentState, ReplyState } from './types.js';
 export { AGENT_STATE_VERSION } from './types.js';
-export { parseAgentState } from './parse.js';
+export { parseAgentState, serializeAgentState } from './parse.js';
+export { agentStateSchema, permissionContextSchema, replyStateSchema } from './schema.js';
+export type { AgentStateMigration, MigrateOptions, StoredStateObject } from './migrations.js';
+export { agentStateMigrations, migrateAgentState } from './migrations.js';

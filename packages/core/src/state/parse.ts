@@ -1,21 +1,32 @@
 import { InvalidStateError } from '../errors/index.js';
+import { describeSchemaProblem } from '../event/schema-problem.js';
+import { migrateAgentState, stateProblemMessage } from './migrations.js';
+import { agentStateSchema } from './schema.js';
 import type { AgentState } from './types.js';
-import { AGENT_STATE_VERSION } from './types.js';
 
 /**
- * Validates (and migrates forward) a stored or given state. Refuses a
- * corrupt, truncated or future-version state with `InvalidStateError`.
- * (Placeholder: full zod validation lands with the state schema.)
+ * Validates a stored or given state, migrating an older `schemaVersion`
+ * forward first. Refuses a corrupt, truncated or future-version state with
+ * `InvalidStateError`, whose message names the session (when given) and the
+ * bad field, e.g. `Invalid agent state of session 's1' at
+ * context.3.content.0.state: expected one of ...`.
+ * @example const state = parseAgentState(JSON.parse(text), sessionId);
  */
 export function parseAgentState(value: unknown, sessionId?: string): AgentState {
-  if (typeof value !== 'object' || value === null) {
-    throw new InvalidStateError('Agent state must be an object.', { sessionId });
-  }
-  const version = (value as { schemaVersion?: unknown }).schemaVersion;
-  if (version !== AGENT_STATE_VERSION) {
-    throw new InvalidStateError(`Unsupported agent state schemaVersion ${String(version)}.`, {
-      sessionId,
-    });
-  }
-  return value as AgentState;
+  const migrated = migrateAgentState(value, { sessionId });
+  const result = agentStateSchema.safeParse(migrated, { reportInput: true });
+  if (result.success) return result.data;
+  const { path, problem } = describeSchemaProblem(result.error);
+  throw new InvalidStateError(stateProblemMessage(sessionId, path, problem), {
+    sessionId,
+    cause: result.error,
+  });
+}
+
+/**
+ * The JSON text of a state, for a store or a file. `parseAgentState` reads it
+ * back (after `JSON.parse`) to an equal state.
+ */
+export function serializeAgentState(state: AgentState): string {
+  return JSON.stringify(state);
 }
