@@ -51,5 +51,3 @@ export {
   isInputEventType,
 } from './schemas.js';
 export { decodeEvent, encodeEvent, parseAgentEvent, parseInputEvent } from './codec.js';
-export type { SchemaProblem } from './schema-problem.js';
-export { describeSchemaProblem } from './schema-problem.js';
