@@ -3,6 +3,9 @@ import type { z } from 'zod';
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];
 
+/** How many problems besides the first a message lists. */
+const MORE_SHOWN = 3;
+
 /** Where a value failed its schema (dotted path, '' for the root) and what was wrong there. */
 export type SchemaProblem = { path: string; problem: string };
 
@@ -28,11 +31,8 @@ export function describeSchemaProblem(error: z.ZodError): SchemaProblem {
   return { path: formatPath(first.path), problem: first.problem + shown.join('') + more };
 }
 
-/** How many problems besides the first a message lists. */
-const MORE_SHOWN = 3;
-
 /** A dotted path: `['confirmResults', 0, 'toolCall']` → `confirmResults.0.toolCall`. */
-export function formatPath(path: Path): string {
+function formatPath(path: Path): string {
   return path.map((key) => String(key)).join('.');
 }
 

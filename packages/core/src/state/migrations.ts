@@ -51,10 +51,10 @@ export function migrateAgentState(value: unknown, options: MigrateOptions = {}):
   const refuse = (path: string, problem: string, cause?: unknown): InvalidStateError =>
     new InvalidStateError(stateProblemMessage(sessionId, path, problem), { sessionId, cause });
 
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw refuse('', `expected an agent state object, received ${kindOf(value)}`);
   }
-  let state: StoredStateObject = Object.fromEntries(Object.entries(value));
+  let state = value;
   const version = state['schemaVersion'];
   if (typeof version !== 'number' || !Number.isInteger(version)) {
     const problem =
@@ -109,4 +109,8 @@ function kindOf(value: unknown): string {
   if (typeof value === 'string') return `string ${JSON.stringify(value.slice(0, 40))}`;
   if (typeof value === 'number') return `number ${value}`;
   return typeof value;
+}
+
+function isObject(value: unknown): value is StoredStateObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
