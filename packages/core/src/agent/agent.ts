@@ -18,7 +18,8 @@ import type { RunDependencies } from './reply-run.js';
 import { applyConfirm, applyExternal } from './resume.js';
 import { agentTexts } from './texts.js';
 import { compose } from './middleware.js';
-import type { ModelCallContext } from './middleware.js';
+import type { Middleware, ModelCallContext } from './middleware.js';
+import type { ChatChunk } from '../model/index.js';
 
 /** A thrown value as an Error (models may throw anything). */
 function asError(value: unknown): Error {
@@ -26,6 +27,20 @@ function asError(value: unknown): Error {
   return new ModelError(
     `The model failed: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
   );
+}
+
+/**
+ * The model call wrapped in the `onModelCall` middlewares. The request shares
+ * its blocks with the context, so middlewares get a copy of it, as they get
+ * copies of the call and input in the other hooks.
+ */
+function withRequestCopy(
+  hooks: NonNullable<Middleware['onModelCall']>[],
+  call: (context: ModelCallContext) => AsyncIterable<ChatChunk>,
+): (context: ModelCallContext) => AsyncIterable<ChatChunk> {
+  if (hooks.length === 0) return call;
+  const composed = compose(hooks, call);
+  return (context) => composed({ ...context, request: structuredClone(context.request) });
 }
 
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -84,7 +99,7 @@ export class Agent {
       model: options.model,
       toolkit: options.toolkit ?? new Toolkit(),
       engine: this.engine,
-      callModel: compose(
+      callModel: withRequestCopy(
         middlewares.flatMap((m) => (m.onModelCall ? [m.onModelCall] : [])),
         (context: ModelCallContext) => options.model.stream(context.request, context.signal),
       ),
