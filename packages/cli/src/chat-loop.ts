@@ -1,0 +1,142 @@
+import { input } from '@inquirer/prompts';
+import {
+  askUserResult,
+  externalExecutionResultEvent,
+  parseToolInput,
+  userConfirmResultEvent,
+} from '@parley/core';
+import type { Agent, InputEvent, ReplyInput, ToolCallBlock, Toolkit } from '@parley/core';
+import { askUserQuestions, promptAskUser } from './ask-user-prompt.js';
+import { promptConfirm } from './confirm-prompt.js';
+import { promptExternal } from './external-prompt.js';
+import { oneLine } from './format.js';
+import type { EventRenderer, Screen } from './renderer.js';
+import type { Colors } from './theme.js';
+import { glyphs } from './theme.js';
+import type { WaitingCall } from './waiting-calls.js';
+import { waitingCalls } from './waiting-calls.js';
+
+/** Lets the loop take Ctrl-C while a reply streams; returns the function that gives it back. */
+export type InterruptSource = (onInterrupt: () => void) => () => void;
+
+/** What the chat loop works with. */
+export type ChatLoopOptions = {
+  agent: Agent;
+  toolkit: Toolkit;
+  screen: Screen;
+  colors: Colors;
+  renderer: EventRenderer;
+  interrupts: InterruptSource;
+  /** Persists the agent's state now (the agent also checkpoints on its own). */
+  save(): Promise<void>;
+};
+
+/** Words that end the chat at the input prompt. */
+export const exitWords = new Set(['/exit', '/quit', 'exit', 'quit']);
+
+/** Parses an edited input and checks it against the tool's schema. */
+function checkInput(toolkit: Toolkit, toolCall: ToolCallBlock, raw: string): string | undefined {
+  const found = toolkit.get(toolCall.name);
+  if (found === undefined) return undefined;
+  const parsed = parseToolInput(found, raw);
+  return parsed.ok ? undefined : parsed.reason;
+}
+
+/** The tool's check of an external result's metadata. */
+function checkMetadata(
+  toolkit: Toolkit,
+  toolCall: ToolCallBlock,
+  metadata: Record<string, unknown> | undefined,
+): string | undefined {
+  const found = toolkit.get(toolCall.name);
+  if (found === undefined) return undefined;
+  const parsed = parseToolInput(found, toolCall.input);
+  return parsed.ok ? found.checkResultMetadata(parsed.input, metadata) : undefined;
+}
+
+/** Asks the person about one waiting call and builds the event that answers it. */
+async function answer(waiting: WaitingCall, options: ChatLoopOptions): Promise<InputEvent> {
+  const { screen, colors, toolkit } = options;
+  const { replyId, toolCall } = waiting;
+  if (waiting.kind === 'confirm') {
+    const result = await promptConfirm(toolCall, {
+      screen,
+      colors,
+      checkInput: (call, raw) => checkInput(toolkit, call, raw),
+    });
+    return userConfirmResultEvent({ replyId, confirmResults: [result] });
+  }
+  const questions = toolCall.name === 'AskUser' ? askUserQuestions(toolCall) : undefined;
+  if (questions !== undefined) {
+    const answers = await promptAskUser(questions, { screen, colors });
+    return externalExecutionResultEvent({
+      replyId,
+      executionResults: [askUserResult(toolCall, answers)],
+    });
+  }
+  const result = await promptExternal(toolCall, {
+    screen,
+    colors,
+    checkMetadata: (call, metadata) => checkMetadata(toolkit, call, metadata),
+  });
+  return externalExecutionResultEvent({ replyId, executionResults: [result] });
+}
+
+/**
+ * Runs one `replyStream` and renders it. Ctrl-C meanwhile aborts the reply
+ * (core closes open calls and ends it as interrupted). Errors the agent
+ * throws (a refused answer, say) are shown, not fatal. Saves afterwards.
+ */
+async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): Promise<boolean> {
+  const { agent, renderer, colors, screen } = options;
+  const controller = new AbortController();
+  const release = options.interrupts(() => controller.abort());
+  let ok = true;
+  try {
+    for await (const event of agent.replyStream(input, { signal: controller.signal })) {
+      renderer.handle(event);
+    }
+  } catch (error) {
+    ok = false;
+    renderer.finish();
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    screen.write(`${colors.red(`${glyphs.error} ${oneLine(text)}`)}\n`);
+  } finally {
+    release();
+    renderer.finish();
+    await options.save();
+  }
+  return ok;
+}
+
+/**
+ * The conversation: while the reply is parked, asks about the waiting calls
+ * one at a time and sends each answer at once (a confirmed call runs while
+ * the next question is on screen); otherwise reads the person's next
+ * message. Returns when they leave with an exit word. Ctrl-C at a prompt
+ * surfaces as inquirer's ExitPromptError, for the caller to park and save.
+ */
+export async function runChatLoop(options: ChatLoopOptions): Promise<void> {
+  const { agent, colors, screen } = options;
+  for (;;) {
+    const next = waitingCalls(agent.state)[0];
+    if (next !== undefined) {
+      await stream(await answer(next, options), options);
+      continue;
+    }
+    if (agent.state.reply?.status === 'running') {
+      screen.write(
+        `${colors.dim('Continuing the reply that was running when the session was saved…')}\n`,
+      );
+      if (!(await stream(undefined, options))) return;
+      continue;
+    }
+    const text = await input({
+      message: colors.bold('you'),
+      theme: { prefix: { idle: colors.green(glyphs.user), done: colors.green(glyphs.user) } },
+    });
+    if (exitWords.has(text.trim().toLowerCase())) return;
+    if (text.trim() === '') continue;
+    await stream(text, options);
+  }
+}

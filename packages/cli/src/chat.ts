@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { confirm } from '@inquirer/prompts';
+import { Agent, AskUser, Toolkit } from '@parley/core';
+import type { AgentState, AnyTool, ChatModel } from '@parley/core';
+import type { ChatArgs } from './args.js';
+import { runChatLoop } from './chat-loop.js';
+import type { InterruptSource } from './chat-loop.js';
+import { demoLabel, demoModel, demoSystemPrompt } from './demo-script.js';
+import { demoTools } from './demo-tools.js';
+import { createChatModel, defaultModelSpec, keyDefaults, parseModelSpec } from './model-spec.js';
+import type { ModelSpec } from './model-spec.js';
+import { EventRenderer } from './renderer.js';
+import type { Screen } from './renderer.js';
+import { SessionFile, defaultSessionPath } from './session-file.js';
+import type { SavedSession, SessionSettings } from './session-file.js';
+import { Spinner } from './spinner.js';
+import type { Colors } from './theme.js';
+import { builtInToolNames, createToolSet, knownToolNames, parseToolList } from './tool-set.js';
+import type { BuiltInToolName } from './tool-set.js';
+
+/** The terminal and process the chat runs in (injected, so the set-up reads plainly). */
+export type ChatEnvironment = {
+  screen: Screen;
+  colors: Colors;
+  env: NodeJS.ProcessEnv;
+  /** Whether a person is at the keyboard (stdin and stdout are terminals). */
+  interactive: boolean;
+  /** Whether to animate the spinner. */
+  animate: boolean;
+  interrupts: InterruptSource;
+};
+
+/** How the chat ended, for the exit code and the goodbye line. */
+export type ChatOutcome = { code: number };
+
+const systemPrompt = (cwd: string): string =>
+  `You are a helpful assistant working in ${cwd}. Use the tools when they help; ` +
+  'the user is asked before anything with side effects runs. When a decision is theirs, ask with AskUser.';
+
+/** Resolves the model spec: flag, then the session's, then an API key, then the offered demo. */
+async function chooseModel(
+  args: ChatArgs,
+  saved: SavedSession | undefined,
+  environment: ChatEnvironment,
+): Promise<string | undefined> {
+  const chosen = args.model ?? saved?.settings.model ?? defaultModelSpec(environment.env);
+  if (chosen !== undefined) return chosen;
+  const { screen, colors } = environment;
+  const keys = keyDefaults.map(({ variable }) => variable).join(' or ');
+  screen.write(`${colors.yellow('No API key found')} (${keys}) and no --model given.\n`);
+  if (!environment.interactive) {
+    screen.write('Set a key, pass --model, or run "parley chat --model scripted:demo".\n');
+    return undefined;
+  }
+  const demo = await confirm({
+    message: `Run the scripted demo instead? (${demoLabel})`,
+    default: true,
+  });
+  return demo ? 'scripted:demo' : undefined;
+}
+
+async function ensureDirectory(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isDirectory() !== true) throw new Error(`--cwd ${path} is not a directory.`);
+}
+
+type Setup = { model: ChatModel; tools: AnyTool[]; systemPrompt: string; notes: string[] };
+
+async function buildSetup(
+  spec: ModelSpec,
+  toolNames: BuiltInToolName[],
+  cwd: string,
+  sessionId: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Setup> {
+  if (spec.provider === 'scripted') {
+    const directory = join(tmpdir(), 'parley-demo', sessionId);
+    const paceMs = Number(env['PARLEY_DEMO_PACE_MS'] ?? '12');
+    const chunkMs = Number.isFinite(paceMs) && paceMs >= 0 ? paceMs : 12;
+    return {
+      model: demoModel({ chunkMs, firstChunkMs: chunkMs * 30 }),
+      tools: demoTools(directory),
+      systemPrompt: demoSystemPrompt,
+      notes: [`The demo's notes go to ${directory}`],
+    };
+  }
+  const toolSet = await createToolSet(toolNames, cwd);
+  const notes =
+    toolSet.unavailable.length === 0
+      ? []
+      : [`Not available in this build, left out: ${toolSet.unavailable.join(', ')}`];
+  return {
+    model: await createChatModel(spec),
+    tools: [...toolSet.tools, AskUser],
+    systemPrompt: systemPrompt(cwd),
+    notes,
+  };
+}
+
+function withMode(state: AgentState, mode: ChatArgs['mode']): AgentState {
+  if (mode === undefined) return state;
+  return { ...state, permission: { ...state.permission, mode } };
+}
+
+/**
+ * `parley chat`: resolves the model, tools and session, then runs the chat
+ * loop. Ctrl-C at a prompt (inquirer's ExitPromptError) leaves the reply
+ * parked; the session is saved and the way back is printed.
+ */
+export async function runChat(args: ChatArgs, environment: ChatEnvironment): Promise<ChatOutcome> {
+  const { screen, colors, env } = environment;
+  const given = args.session === undefined ? undefined : new SessionFile(resolve(args.session));
+  const saved = await given?.load();
+  const cwd = resolve(args.cwd ?? saved?.settings.cwd ?? process.cwd());
+  await ensureDirectory(cwd);
+  const specText = await chooseModel(args, saved, environment);
+  if (specText === undefined) return { code: 1 };
+  const spec = parseModelSpec(specText);
+  const sessionId = saved?.state.sessionId ?? randomUUID();
+  const toolNames: BuiltInToolName[] =
+    args.tools !== undefined
+      ? parseToolList(args.tools)
+      : saved !== undefined
+        ? knownToolNames(saved.settings.tools)
+        : [...builtInToolNames];
+  const setup = await buildSetup(spec, toolNames, cwd, sessionId, env);
+  const session = given ?? new SessionFile(defaultSessionPath(env, sessionId));
+  const settings: SessionSettings = { model: specText, tools: [...toolNames], cwd };
+  const toolkit = new Toolkit(setup.tools);
+  const agent = new Agent({
+    name: 'assistant',
+    systemPrompt: setup.systemPrompt,
+    model: setup.model,
+    toolkit,
+    sessionId,
+    permission: { mode: args.mode ?? 'default', workingDirectories: [settings.cwd] },
+    ...(saved === undefined ? {} : { state: withMode(saved.state, args.mode) }),
+    checkpoint: (state) => session.save(state, settings),
+  });
+  const save = (): Promise<void> => session.save(agent.state, settings);
+  await save();
+
+  const label = spec.provider === 'scripted' ? `  ${colors.yellow(`(${demoLabel})`)}` : '';
+  screen.write(
+    `${colors.bold('parley chat')} · ${specText}${label} · mode ${agent.state.permission.mode}\n`,
+  );
+  screen.write(`${colors.dim(`session ${session.path}`)}\n`);
+  for (const note of setup.notes) screen.write(`${colors.dim(note)}\n`);
+  if (saved !== undefined && agent.state.reply?.status === 'parked') {
+    screen.write(`${colors.yellow('Resuming: the reply is waiting for you.')}\n`);
+  } else {
+    screen.write(colors.dim('Type a message; "/exit" leaves. Ctrl-C interrupts a reply.\n'));
+  }
+
+  const spinner = new Spinner({ write: (text) => screen.write(text) }, colors, environment.animate);
+  const renderer = new EventRenderer(screen, colors, spinner, {
+    isExternal: (name) => toolkit.get(name)?.external === true,
+  });
+  const resume = `parley chat --session ${session.path}`;
+  try {
+    await runChatLoop({
+      agent,
+      toolkit,
+      screen,
+      colors,
+      renderer,
+      interrupts: environment.interrupts,
+      save,
+    });
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'ExitPromptError')) throw error;
+    renderer.finish();
+    await save();
+    const parked = agent.state.reply?.status === 'parked';
+    screen.write(
+      `\n${parked ? colors.yellow('The reply is parked, waiting for you.') : 'Bye.'} Session saved.\n` +
+        `Resume with: ${colors.bold(resume)}\n`,
+    );
+    return { code: 0 };
+  }
+  await save();
+  screen.write(`Session saved. Resume with: ${colors.bold(resume)}\n`);
+  return { code: 0 };
+}

@@ -1,0 +1,70 @@
+import { parseCommandLine, usage, UsageError } from './args.js';
+import { runChat } from './chat.js';
+import type { InterruptSource } from './chat-loop.js';
+import { ModelSpecError } from './model-spec.js';
+import { SessionFileError } from './session-file.js';
+import { colorsFor } from './theme.js';
+import { ToolListError } from './tool-set.js';
+
+/**
+ * Ctrl-C outside a prompt: while a reply streams the chat loop takes it (to
+ * interrupt the reply); otherwise the default applies, and the process ends
+ * (the session was saved after the last step).
+ */
+function processInterrupts(): InterruptSource {
+  const handlers: (() => void)[] = [];
+  process.on('SIGINT', () => {
+    const handler = handlers.at(-1);
+    if (handler === undefined) process.exit(130);
+    handler();
+  });
+  return (onInterrupt) => {
+    handlers.push(onInterrupt);
+    return () => {
+      const at = handlers.lastIndexOf(onInterrupt);
+      if (at >= 0) handlers.splice(at, 1);
+    };
+  };
+}
+
+/** Runs the `parley` command line; resolves to the exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const colors = colorsFor(process.stdout, process.env);
+  const write = (text: string): void => {
+    process.stdout.write(text);
+  };
+  try {
+    const command = parseCommandLine(argv);
+    if (command.kind === 'help') {
+      write(`${usage}\n`);
+      return 0;
+    }
+    const outcome = await runChat(command.args, {
+      screen: { write, columns: () => process.stdout.columns || 80 },
+      colors,
+      env: process.env,
+      interactive: process.stdin.isTTY && process.stdout.isTTY,
+      animate: process.stdout.isTTY,
+      interrupts: processInterrupts(),
+    });
+    return outcome.code;
+  } catch (error) {
+    const known =
+      error instanceof UsageError ||
+      error instanceof ModelSpecError ||
+      error instanceof ToolListError ||
+      error instanceof SessionFileError;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${colors.red('parley:')} ${message}\n`);
+    if (
+      !known &&
+      error instanceof Error &&
+      error.stack !== undefined &&
+      process.env['PARLEY_DEBUG'] !== undefined
+    ) {
+      process.stderr.write(`${error.stack}\n`);
+    }
+    if (error instanceof UsageError) process.stderr.write('Run "parley --help" for the options.\n');
+    return known ? 2 : 1;
+  }
+}
