@@ -151,34 +151,34 @@ export function isInputEventType(value: unknown): value is InputEvent['type'] {
   return typeof value === 'string' && Object.hasOwn(inputEventObjects, value);
 }
 
-const o = outputEventObjects;
+const outputs = outputEventObjects;
 
 /** Validates any output event (a discriminated union on `type`), e.g. inside a larger schema. */
 export const agentEventSchema: z.ZodType<AgentEvent> = z.discriminatedUnion('type', [
-  o.REPLY_START,
-  o.REPLY_END,
-  o.MODEL_CALL_START,
-  o.MODEL_CALL_END,
-  o.TEXT_BLOCK_START,
-  o.TEXT_BLOCK_DELTA,
-  o.TEXT_BLOCK_END,
-  o.THINKING_BLOCK_START,
-  o.THINKING_BLOCK_DELTA,
-  o.THINKING_BLOCK_END,
-  o.DATA_BLOCK_START,
-  o.DATA_BLOCK_DELTA,
-  o.DATA_BLOCK_END,
-  o.HINT_BLOCK,
-  o.TOOL_CALL_START,
-  o.TOOL_CALL_DELTA,
-  o.TOOL_CALL_END,
-  o.TOOL_RESULT_START,
-  o.TOOL_RESULT_TEXT_DELTA,
-  o.TOOL_RESULT_DATA_DELTA,
-  o.TOOL_RESULT_END,
-  o.EXCEED_MAX_ITERS,
-  o.REQUIRE_USER_CONFIRM,
-  o.REQUIRE_EXTERNAL_EXECUTION,
+  outputs.REPLY_START,
+  outputs.REPLY_END,
+  outputs.MODEL_CALL_START,
+  outputs.MODEL_CALL_END,
+  outputs.TEXT_BLOCK_START,
+  outputs.TEXT_BLOCK_DELTA,
+  outputs.TEXT_BLOCK_END,
+  outputs.THINKING_BLOCK_START,
+  outputs.THINKING_BLOCK_DELTA,
+  outputs.THINKING_BLOCK_END,
+  outputs.DATA_BLOCK_START,
+  outputs.DATA_BLOCK_DELTA,
+  outputs.DATA_BLOCK_END,
+  outputs.HINT_BLOCK,
+  outputs.TOOL_CALL_START,
+  outputs.TOOL_CALL_DELTA,
+  outputs.TOOL_CALL_END,
+  outputs.TOOL_RESULT_START,
+  outputs.TOOL_RESULT_TEXT_DELTA,
+  outputs.TOOL_RESULT_DATA_DELTA,
+  outputs.TOOL_RESULT_END,
+  outputs.EXCEED_MAX_ITERS,
+  outputs.REQUIRE_USER_CONFIRM,
+  outputs.REQUIRE_EXTERNAL_EXECUTION,
 ]);
 
 /** Validates any input event (a discriminated union on `type`), e.g. a request body schema. */
