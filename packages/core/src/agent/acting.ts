@@ -80,14 +80,14 @@ export async function* executeCall(
   let metadata: Record<string, unknown> = {};
   try {
     // Without middlewares a plain return value needs no stream around it.
-    const direct =
-      hooks.length === 0 && execute !== undefined ? await execute(input, context) : undefined;
-    const chunks: Iterable<ToolChunk> | AsyncIterable<ToolChunk> =
-      direct === undefined
-        ? compose(hooks, inner)(actingContext)
-        : isAsyncIterable(direct)
-          ? direct
-          : chunksOf(direct);
+    // (Not keyed on the returned value: a tool returning nothing must not run twice.)
+    let chunks: Iterable<ToolChunk> | AsyncIterable<ToolChunk>;
+    if (hooks.length === 0 && execute !== undefined) {
+      const direct = await execute(input, context);
+      chunks = isAsyncIterable(direct) ? direct : chunksOf(direct);
+    } else {
+      chunks = compose(hooks, inner)(actingContext);
+    }
     for await (const chunk of chunks) {
       switch (chunk.type) {
         case 'text':
