@@ -156,7 +156,8 @@ describe('AnthropicChatModel errors, retries and fallback', () => {
     const { error } = await collectError(model({ fallback }).stream(ask('Hi')));
     expect(error).toBeInstanceOf(ModelApiError);
     expect(error).toMatchObject({ status: 400, isRetryable: false, code: 'model_bad_request' });
-    expect((error as Error).message).toBe(
+    expect(error).toHaveProperty(
+      'message',
       'anthropic returned HTTP 400: max_tokens: Field required',
     );
     expect(server.requests).toHaveLength(1);
@@ -185,7 +186,7 @@ describe('AnthropicChatModel errors, retries and fallback', () => {
     server.enqueue(sse('anthropic', 'malformed-shape.sse'));
     const { error } = await collectError(model().stream(ask('Hi')));
     expect(error).toBeInstanceOf(MalformedChunkError);
-    expect((error as Error).message).toContain('event.delta.text');
+    expect(error).toHaveProperty('message', expect.stringContaining('event.delta.text'));
   });
 
   it('reports a stream that ends without message_stop', async () => {

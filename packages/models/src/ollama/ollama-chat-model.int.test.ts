@@ -113,7 +113,7 @@ describe('OllamaChatModel errors, retries and fallback', () => {
     const { error } = await collectError(model({ fallback }).stream(ask('Hi')));
     expect(error).toBeInstanceOf(ModelApiError);
     expect(error).toMatchObject({ status: 404, isRetryable: false, code: 'model_not_found' });
-    expect((error as Error).message).toContain('model "qwen3" not found');
+    expect(error).toHaveProperty('message', expect.stringContaining('model "qwen3" not found'));
     expect(server.requests).toHaveLength(1);
     expect(fallback.requests).toHaveLength(0);
   });
@@ -145,7 +145,7 @@ describe('OllamaChatModel errors, retries and fallback', () => {
     server.enqueue(ndjson('ollama', 'malformed-shape.ndjson'));
     const { error } = await collectError(model().stream(ask('Hi')));
     expect(error).toBeInstanceOf(MalformedChunkError);
-    expect((error as Error).message).toContain('chunk.message.content');
+    expect(error).toHaveProperty('message', expect.stringContaining('chunk.message.content'));
   });
 
   it('turns an error line into a ModelApiError', async () => {
@@ -153,7 +153,7 @@ describe('OllamaChatModel errors, retries and fallback', () => {
     const { chunks, error } = await collectError(model().stream(ask('Hi')));
     expect(textOf(chunks)).toBe('Hel');
     expect(error).toBeInstanceOf(ModelApiError);
-    expect((error as Error).message).toContain('unexpected EOF');
+    expect(error).toHaveProperty('message', expect.stringContaining('unexpected EOF'));
   });
 
   it('reports a stream that ends without done: true', async () => {

@@ -151,7 +151,7 @@ describe('OpenAIChatModel errors, retries and fallback', () => {
     const { error } = await collectError(model({ fallback }).stream(ask('Hi')));
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ status: 401, isRetryable: false, code: 'model_unauthorized' });
-    expect((error as Error).message).toContain('Incorrect API key provided');
+    expect(error).toHaveProperty('message', expect.stringContaining('Incorrect API key provided'));
     expect(server.requests).toHaveLength(1);
     expect(fallback.requests).toHaveLength(0);
   });
@@ -179,8 +179,11 @@ describe('OpenAIChatModel errors, retries and fallback', () => {
     server.enqueue(sse('openai', 'malformed-shape.sse'));
     const { error } = await collectError(model().stream(ask('Hi')));
     expect(error).toBeInstanceOf(MalformedChunkError);
-    expect((error as Error).message).toContain('chunk.choices[0].delta.content');
-    expect((error as MalformedChunkError).chunk).toContain('"content":42');
+    expect(error).toHaveProperty(
+      'message',
+      expect.stringContaining('chunk.choices[0].delta.content'),
+    );
+    expect(error).toHaveProperty('chunk', expect.stringContaining('"content":42'));
   });
 
   it('reports a stream that ends without a finish_reason', async () => {
