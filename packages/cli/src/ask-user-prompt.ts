@@ -89,21 +89,24 @@ async function askMany(
 ): Promise<AskUserAnswer> {
   const { colors } = options;
   const other = -1;
+  const labelWidth = Math.max(
+    otherOption.label.length,
+    ...question.options.map((option) => option.label.length),
+  );
+  const name = (label: string, description: string): string =>
+    description === '' ? label : `${label.padEnd(labelWidth)}  ${colors.dim(description)}`;
   const picked = await checkbox<number>({
     message: question.question,
     required: true,
     choices: [
       ...question.options.map((option, index) => ({
         value: index,
-        name:
-          option.description === ''
-            ? option.label
-            : `${option.label}  ${colors.dim(option.description)}`,
+        name: name(option.label, option.description),
         short: option.label,
       })),
       {
         value: other,
-        name: `${otherOption.label}  ${colors.dim(otherOption.description)}`,
+        name: name(otherOption.label, otherOption.description),
         short: 'Other',
       },
     ],

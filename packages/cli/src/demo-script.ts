@@ -212,8 +212,13 @@ export function demoTurn(request: ChatRequest): ScriptedTurn {
     block.type === 'tool_call' ? [stageOf(block.id) ?? 0] : [],
   );
   const highest = Math.max(0, ...stages);
-  if (highest >= lastStage)
-    return messages.at(-1)?.role === 'user' ? afterTour() : finale(messages);
+  if (highest >= lastStage) {
+    // The reply in progress comes last; the finale answers the AskUser result in it.
+    const current = messages.at(-1);
+    const answered =
+      current !== undefined && resultOf([current], `demo-${lastStage}`) !== undefined;
+    return answered ? finale(messages) : afterTour();
+  }
   switch (highest) {
     case 0:
       return stage1();

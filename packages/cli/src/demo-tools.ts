@@ -48,6 +48,8 @@ export function demoTools(directory: string): AnyTool[] {
     description: 'Deploy the notebook site. A person does this and reports the outcome.',
     input: z.object({ environment: z.enum(['staging', 'production']) }),
     external: true,
+    // The person runs it themselves, so asking them first would be asking twice.
+    checkPermissions: () => ({ behavior: 'allow', message: 'A person runs deploy.' }),
   });
   return [writeNote, deleteNotes, deploy, AskUser];
 }

@@ -59,7 +59,24 @@ export function compactInput(raw: string): string {
   return JSON.stringify(parsed);
 }
 
-/** One line for a tool call: `● name(key: value, …)`, cut to the terminal width. */
+/** An AskUser input summarised by its question headers; undefined for anything else. */
+function askUserSummary(rawInput: string): string | undefined {
+  const parsed = parseJson(rawInput);
+  if (typeof parsed !== 'object' || parsed === null || !('questions' in parsed)) return undefined;
+  const questions = parsed.questions;
+  if (!Array.isArray(questions)) return undefined;
+  const headers = questions.map((question: unknown) =>
+    typeof question === 'object' && question !== null && 'header' in question
+      ? String(question.header)
+      : '?',
+  );
+  return `${headers.length} question${headers.length === 1 ? '' : 's'}: ${headers.join(', ')}`;
+}
+
+/**
+ * One line for a tool call: `● name(key: value, …)`, cut to the terminal
+ * width; an AskUser call shows its question headers.
+ */
 export function formatToolCall(
   name: string,
   rawInput: string,
@@ -67,7 +84,9 @@ export function formatToolCall(
   colors: Colors,
 ): string {
   const head = `${glyphs.call} ${name}`;
-  const args = truncate(`(${compactInput(rawInput)})`, Math.max(8, width - visibleWidth(head)));
+  const summary =
+    (name === 'AskUser' ? askUserSummary(rawInput) : undefined) ?? compactInput(rawInput);
+  const args = truncate(`(${summary})`, Math.max(8, width - visibleWidth(head)));
   return `${colors.cyan(glyphs.call)} ${colors.bold(name)}${colors.dim(args)}`;
 }
 

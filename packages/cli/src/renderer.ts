@@ -4,6 +4,7 @@ import { formatToolCall, formatToolResult, oneLine, truncate } from './format.js
 import type { Spinner } from './spinner.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
+import { WordWrap } from './word-wrap.js';
 
 /** The terminal the renderer writes to. */
 export type Screen = {
@@ -26,8 +27,10 @@ type OpenResult = { name: string; text: string };
  * one per result. It only writes; prompts belong to the chat loop.
  */
 export class EventRenderer {
-  private lineOpen = false;
   private modelActive = false;
+  /** How streamed text is painted: plain for text, dim italic for thinking. */
+  private paint: (text: string) => string = (text) => text;
+  private readonly wrap: WordWrap;
   private lastCallShown: string | undefined;
   private readonly calls = new Map<string, { name: string; input: string }>();
   private readonly results = new Map<string, OpenResult>();
@@ -38,7 +41,9 @@ export class EventRenderer {
     private readonly colors: Colors,
     private readonly spinner: Spinner,
     private readonly options: RendererOptions,
-  ) {}
+  ) {
+    this.wrap = new WordWrap(() => screen.columns() - 1);
+  }
 
   /** Renders one event. */
   handle(event: AgentEvent): void {
@@ -56,6 +61,7 @@ export class EventRenderer {
       case 'TEXT_BLOCK_START':
         this.spinner.stop();
         this.endLine();
+        this.paint = (text) => text;
         return;
       case 'TEXT_BLOCK_DELTA':
         this.stream(event.delta);
@@ -63,9 +69,10 @@ export class EventRenderer {
       case 'THINKING_BLOCK_START':
         this.spinner.stop();
         this.endLine();
+        this.paint = (text) => this.colors.dim(this.colors.italic(text));
         return;
       case 'THINKING_BLOCK_DELTA':
-        this.stream(this.colors.dim(this.colors.italic(event.delta)));
+        this.stream(event.delta);
         return;
       case 'TEXT_BLOCK_END':
       case 'THINKING_BLOCK_END':
@@ -180,15 +187,15 @@ export class EventRenderer {
 
   private stream(text: string): void {
     this.spinner.stop();
-    if (text === '') return;
-    this.screen.write(text);
-    this.lineOpen = !text.endsWith('\n');
+    const out = this.wrap.push(text);
+    if (out !== '') this.screen.write(this.paint(out));
   }
 
   private endLine(): void {
-    if (!this.lineOpen) return;
-    this.screen.write('\n');
-    this.lineOpen = false;
+    const rest = this.wrap.end();
+    if (rest !== '') this.screen.write(this.paint(rest));
+    if (!this.wrap.atLineStart) this.screen.write('\n');
+    this.wrap.reset();
   }
 
   private line(text: string): void {
