@@ -124,6 +124,25 @@ describe('OpenAIChatModel errors, retries and fallback', () => {
     expect(server.requests[1]?.headers['x-stainless-retry-count']).toBe('0');
   });
 
+  it('retries a server_error payload that arrives in the stream before any output', async () => {
+    server.enqueue(sse('openai', 'error-payload.sse'), sse('openai', 'text.sse'));
+    const chunks = await collect(model().stream(ask('Say hello')));
+    expect(textOf(chunks)).toBe('Hello, world.');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('reports a server_error payload as a retryable stream error', async () => {
+    server.enqueue(sse('openai', 'error-payload.sse'));
+    const { error } = await collectError(model({ maxRetries: 0 }).stream(ask('Hi')));
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect(error).toMatchObject({
+      isRetryable: true,
+      code: 'model_stream_error',
+      status: undefined,
+    });
+    expect(error).toHaveProperty('message', expect.stringContaining('The server had an error'));
+  });
+
   it('sends a 500 to the fallback once retries are exhausted', async () => {
     server.enqueue(serverError, serverError);
     const fallback = new FixedTextModel('backup', 'from the fallback');
