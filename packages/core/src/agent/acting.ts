@@ -126,7 +126,6 @@ export async function* executeCall(
     collector.add({ type: 'text', text });
     yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: text });
   }
-  yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
   const result: ToolResultBlock = {
     type: 'tool_result',
     id: toolCallId,
@@ -135,6 +134,9 @@ export async function* executeCall(
     state,
   };
   if (Object.keys(metadata).length > 0) result.metadata = metadata;
+  // Stored and persisted before it is announced: a caller that stops reading
+  // at TOOL_RESULT_END must find the call finished as announced.
   run.finishCall(result);
   await run.checkpoint('after_tool');
+  yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
 }

@@ -21,7 +21,6 @@ export function* closeCall(
     yield run.event('TOOL_RESULT_START', { toolCallId, toolCallName: call.name });
   }
   yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: text });
-  yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
   const result: ToolResultBlock = {
     type: 'tool_result',
     id: toolCallId,
@@ -30,7 +29,9 @@ export function* closeCall(
     state,
   };
   if (Object.keys(metadata).length > 0) result.metadata = metadata;
+  // Stored before it is announced, so a caller that stops at TOOL_RESULT_END finds it so.
   run.finishCall(result);
+  yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
 }
 
 /** Collects streamed output parts into a result `output`: one string when it is all text. */
