@@ -67,7 +67,11 @@ export function userInterruptEvent(fields: {
   return { ...stamp(), type: 'USER_INTERRUPT', ...fields };
 }
 
-const inputTypes = new Set(['USER_CONFIRM_RESULT', 'EXTERNAL_EXECUTION_RESULT', 'USER_INTERRUPT']);
+const inputTypes: ReadonlySet<unknown> = new Set([
+  'USER_CONFIRM_RESULT',
+  'EXTERNAL_EXECUTION_RESULT',
+  'USER_INTERRUPT',
+]);
 
 /** True for anything that claims to be an input event (its `type` is one); shape is checked by the codec. */
 export function looksLikeInputEvent(value: unknown): value is { type: InputEvent['type'] } {
@@ -75,6 +79,7 @@ export function looksLikeInputEvent(value: unknown): value is { type: InputEvent
     typeof value === 'object' &&
     value !== null &&
     !Array.isArray(value) &&
-    inputTypes.has((value as { type?: unknown }).type as string)
+    'type' in value &&
+    inputTypes.has(value.type)
   );
 }

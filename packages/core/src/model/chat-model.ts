@@ -24,7 +24,9 @@ export type ChatUsage = { inputTokens: number; outputTokens: number };
 /**
  * What a model streams. Text and thinking arrive as deltas; a tool call is
  * opened with its id and name, its JSON arguments arrive as deltas (several
- * calls may interleave, keyed by `id`), and it is closed. `finish` comes last.
+ * calls may interleave, keyed by `id`), and it is closed. `finish` comes last;
+ * its `finishedReason` is one of `stop`, `tool_calls`, `length`,
+ * `content_filter`, or the provider's own word for anything else.
  */
 export type ChatChunk =
   | { type: 'text_delta'; delta: string }

@@ -48,7 +48,14 @@ export function tool<Schema extends z.ZodType>(
     external,
     idempotent: definition.idempotent ?? false,
     jsonSchema() {
-      schemaCache ??= z.toJSONSchema(definition.input, { io: 'input', unrepresentable: 'any' });
+      if (schemaCache === undefined) {
+        // The dialect marker means nothing to model providers; some refuse it.
+        const { $schema: _dialect, ...schema } = z.toJSONSchema(definition.input, {
+          io: 'input',
+          unrepresentable: 'any',
+        });
+        schemaCache = schema;
+      }
       return schemaCache;
     },
     isReadOnly: () => definition.readOnly ?? false,
