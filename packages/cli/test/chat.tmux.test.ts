@@ -1,0 +1,312 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Agent, Toolkit, userConfirmResultEvent } from '@parley/core';
+import type { AgentEvent, ContentBlock, Msg, ToolResultBlock } from '@parley/core';
+import { confirmResult } from '../src/confirm-prompt.js';
+import { demoModel } from '../src/demo-script.js';
+import { demoTools } from '../src/demo-tools.js';
+import { externalExecutionResultEvent } from '@parley/core';
+import { externalResult } from '../src/external-prompt.js';
+import { encodeSession } from '../src/session-file.js';
+import { waitingCalls } from '../src/waiting-calls.js';
+import { TmuxTerminal, occurrences, parleyBin, tmuxAvailable } from './tmux.js';
+
+/*
+ * End-to-end: the real `parley` binary in a pseudo terminal (tmux), driven
+ * by keystrokes as a person would, with assertions on the screen and on the
+ * saved session file. Without tmux these skip, except in CI, where they must run.
+ */
+
+const available = tmuxAvailable();
+if (!available && process.env['CI'] === undefined) {
+  console.log(
+    'Skipping the tmux tests of parley chat: tmux is not installed (apt-get install -y tmux).',
+  );
+}
+const suite = available || process.env['CI'] !== undefined ? describe : describe.skip;
+
+const terminals: TmuxTerminal[] = [];
+afterEach(() => {
+  for (const terminal of terminals.splice(0)) terminal.close();
+});
+
+async function workspace(): Promise<{
+  directory: string;
+  session: string;
+  env: NodeJS.ProcessEnv;
+}> {
+  const directory = await mkdtemp(join(tmpdir(), 'parley-chat-e2e-'));
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NO_COLOR', 'FORCE_COLOR', 'TMUX'])
+    delete env[name];
+  Object.assign(env, {
+    XDG_STATE_HOME: join(directory, 'state'),
+    TMPDIR: directory,
+    PARLEY_DEMO_PACE_MS: '0',
+    TERM: 'xterm-256color',
+  });
+  return { directory, session: join(directory, 'session.json'), env };
+}
+
+function terminal(env: NodeJS.ProcessEnv, cwd: string, width = 120, height = 50): TmuxTerminal {
+  const made = new TmuxTerminal({ width, height, cwd, env });
+  terminals.push(made);
+  return made;
+}
+
+type SavedFile = {
+  settings: { model: string };
+  state: {
+    context: Msg[];
+    reply: { status: string } | null;
+    permission: { allowRules: { toolName: string }[] };
+  };
+};
+
+async function readSession(path: string): Promise<SavedFile> {
+  return JSON.parse(await readFile(path, 'utf8')) as SavedFile;
+}
+
+function blocksOf(file: SavedFile): ContentBlock[] {
+  return file.state.context.flatMap((message) =>
+    typeof message.content === 'string' ? [] : message.content,
+  );
+}
+
+function result(file: SavedFile, id: string): ToolResultBlock | undefined {
+  return blocksOf(file).find(
+    (block): block is ToolResultBlock => block.type === 'tool_result' && block.id === id,
+  );
+}
+
+// Each test starts the real binary (TypeScript through tsx) once or twice: give it time.
+suite('parley chat in a terminal', { timeout: 180_000 }, () => {
+  it('offers the demo without an API key, and a person clicks through all of it', async () => {
+    const { directory, session, env } = await workspace();
+    const t = terminal(env, directory);
+    t.start(['node', parleyBin, 'chat', '--session', session]);
+
+    await t.waitFor('No API key found');
+    await t.waitFor('Run the scripted demo instead? (scripted demo — no model is called)');
+    t.press('Enter');
+    await t.waitFor('(scripted demo — no model is called) · mode default');
+    await t.waitFor('› you');
+    t.type('hi');
+    t.press('Enter');
+
+    // 1. A confirmation: Yes.
+    await t.waitFor('Allow write_note?');
+    const first = t.screen();
+    expect(first).toContain(
+      '● write_note(path: "welcome.md", content: "Hello from the Parley demo.")',
+    );
+    expect(first).toContain('│   "path": "welcome.md",');
+    expect(first).toContain('│ suggested rule: write_note (every call)');
+    expect(first).toContain('Yes, and always allow write_note (every call)');
+    t.press('Enter');
+
+    // 2. A denial with a reason.
+    await t.waitFor('Allow delete_notes?');
+    t.press('Down', 'Down', 'Enter');
+    await t.waitFor('Reason (optional, the model reads it):');
+    t.type('keep my notes');
+    t.press('Enter');
+    await t.waitFor('Your reason reached me: "keep my notes"');
+
+    // 3. "Always allow": the second write then runs without a prompt.
+    await t.waitFor('Allow write_note?', { count: 2 });
+    t.press('Down', 'Enter');
+    await t.waitFor('⎿ write_note ✓ Wrote 15 characters to ideas.md');
+
+    // 4. An external tool: the person types the result.
+    await t.waitFor('How did deploy go?');
+    expect(t.screen()).toContain('deploy is yours to run');
+    t.press('Enter');
+    await t.waitFor('Result (the model reads it):');
+    t.type('live at staging.example');
+    t.press('Enter');
+    await t.waitFor('you reported: "live at staging.example"');
+
+    // 5. AskUser: a chip, the context, previews beside the options, then a multi-select with Other.
+    const asked = await t.waitFor('What should the notebook get next?');
+    expect(asked).toContain(' Next step   1 of 2');
+    expect(asked).toContain('│ The notebook has welcome.md');
+    expect(asked).toMatch(
+      /❯ 1\. Search \(Recommended\)\s+Find notes by a word\s+│ > search deploy/,
+    );
+    t.press('Down');
+    await t.waitFor(/2\. Tags\s+Group notes by #tag\s+│ tags: #work #soon/);
+    t.press('Enter');
+    await t.waitFor('Which formats should an export support?');
+    t.press('Space', 'Down', 'Down', 'Down', 'Space', 'Enter');
+    await t.waitFor('Your answer:');
+    t.type('EPUB');
+    t.press('Enter');
+    const end = await t.waitFor('That was the tour');
+    expect(end).toContain('You chose: Tags; Markdown + EPUB.');
+    expect(occurrences(end, 'needs your permission')).toBe(3);
+
+    t.type('/exit');
+    t.press('Enter');
+    await t.waitFor('[exit 0]');
+    expect(t.screen()).toContain(`Resume with: parley chat --session ${session}`);
+
+    const saved = await readSession(session);
+    expect(saved.settings.model).toBe('scripted:demo');
+    expect(saved.state.reply).toBeNull();
+    expect(result(saved, 'demo-1')?.state).toBe('success');
+    expect(result(saved, 'demo-2')).toMatchObject({
+      state: 'denied',
+      output:
+        '<system-reminder>The execution of tool "delete_notes" is denied by user! Reason: keep my notes</system-reminder>',
+    });
+    expect(result(saved, 'demo-3b')?.state).toBe('success');
+    expect(saved.state.permission.allowRules.map((rule) => rule.toolName)).toEqual(['write_note']);
+    expect(result(saved, 'demo-4')).toMatchObject({
+      state: 'success',
+      output: [{ type: 'text', text: 'live at staging.example' }],
+    });
+    expect(result(saved, 'demo-5')?.metadata).toEqual({
+      answers: [
+        { question: 'What should the notebook get next?', selected: ['Tags'], other: null },
+        {
+          question: 'Which formats should an export support?',
+          selected: ['Markdown'],
+          other: 'EPUB',
+        },
+      ],
+    });
+  });
+
+  it('Ctrl-C at a prompt parks the reply and saves; --session later resumes it there', async () => {
+    const { directory, session, env } = await workspace();
+    const t = terminal(env, directory);
+    t.start(['node', parleyBin, 'chat', '--model', 'scripted:demo', '--session', session]);
+    await t.waitFor('› you');
+    t.type('hi');
+    t.press('Enter');
+    await t.waitFor('Allow write_note?');
+    t.press('C-c');
+    await t.waitFor('[exit 0]');
+    expect(t.screen()).toContain('The reply is parked, waiting for you. Session saved.');
+    expect(t.screen()).toContain(`Resume with: parley chat --session ${session}`);
+    const parked = await readSession(session);
+    expect(parked.state.reply?.status).toBe('parked');
+    expect(result(parked, 'demo-1')).toBeUndefined();
+
+    // A new process, no --model: the session remembers it and shows the same prompt.
+    const again = terminal(env, directory);
+    again.start(['node', parleyBin, 'chat', '--session', session]);
+    await again.waitFor('Resuming: the reply is waiting for you.');
+    await again.waitFor('Allow write_note?');
+    expect(again.screen()).not.toContain('No API key found');
+    again.press('Enter');
+    await again.waitFor('Allow delete_notes?');
+    const resumed = await readSession(session);
+    expect(result(resumed, 'demo-1')?.state).toBe('success');
+    expect(resumed.state.reply?.status).toBe('parked');
+  });
+
+  it('Ctrl-C while the model streams interrupts the reply, not the program', async () => {
+    const { directory, session, env } = await workspace();
+    const t = terminal(env, directory);
+    // Slow the demo down: about 2 s of "thinking", then 80 ms per chunk.
+    t.start([
+      'env',
+      'PARLEY_DEMO_PACE_MS=80',
+      'node',
+      parleyBin,
+      'chat',
+      '--model',
+      'scripted:demo',
+      '--session',
+      session,
+    ]);
+    await t.waitFor('› you');
+    t.type('hi');
+    t.press('Enter');
+    await t.waitFor('thinking…');
+    t.press('C-c');
+    await t.waitFor('◼ Interrupted.');
+    await t.waitFor('› you', { count: 2 });
+    t.type('/exit');
+    t.press('Enter');
+    await t.waitFor('[exit 0]');
+    const saved = await readSession(session);
+    expect(saved.state.reply).toBeNull();
+    expect(saved.state.context.at(-1)?.finishedReason).toBe('interrupted');
+  });
+
+  it('puts AskUser previews beside the options when wide, below them when narrow', async () => {
+    const { directory, session, env } = await workspace();
+    await writeFile(session, await parkedAtAskUser(directory));
+
+    const wide = terminal(env, directory, 120);
+    wide.start(['node', parleyBin, 'chat', '--session', session]);
+    const beside = await wide.waitFor('What should the notebook get next?');
+    expect(beside).toMatch(/1\. Search \(Recommended\)\s+Find notes by a word\s+│ > search deploy/);
+    wide.close();
+
+    const narrow = terminal(env, directory, 50);
+    narrow.start(['node', parleyBin, 'chat', '--session', session]);
+    await narrow.waitFor('What should the notebook get next?');
+    const below = await narrow.waitFor('│ > search deploy');
+    const lines = below.split('\n');
+    const option = lines.findIndex((line) => line.includes('1. Search (Recommended)'));
+    const preview = lines.findIndex((line) => line.includes('│ > search deploy'));
+    expect(option).toBeGreaterThanOrEqual(0);
+    expect(preview).toBeGreaterThan(option + 3);
+    expect(lines[option]).not.toContain('│');
+
+    // "Other" with free text, then a multi-select that needs at least one choice.
+    narrow.press('4', 'Enter');
+    await narrow.waitFor('Your answer:');
+    narrow.type('A calendar');
+    narrow.press('Enter');
+    await narrow.waitFor('Which formats should an export support?');
+    narrow.press('Down', 'Space', 'Enter');
+    await narrow.waitFor('You chose: A calendar; HTML.');
+    const saved = await readSession(session);
+    expect(result(saved, 'demo-5')?.metadata).toEqual({
+      answers: [
+        { question: 'What should the notebook get next?', selected: [], other: 'A calendar' },
+        { question: 'Which formats should an export support?', selected: ['HTML'], other: null },
+      ],
+    });
+  });
+});
+
+/** A demo session parked at its AskUser question, made in-process and saved as a file. */
+async function parkedAtAskUser(directory: string): Promise<string> {
+  const agent = new Agent({
+    model: demoModel({ chunkMs: 0, firstChunkMs: 0 }),
+    toolkit: new Toolkit(demoTools(directory)),
+  });
+  const drain = async (stream: AsyncIterable<AgentEvent>): Promise<void> => {
+    for await (const _ of stream) {
+      // only the state matters here
+    }
+  };
+  await drain(agent.replyStream('hi'));
+  for (;;) {
+    const waiting = waitingCalls(agent.state)[0];
+    if (waiting === undefined || waiting.toolCall.name === 'AskUser') break;
+    const event =
+      waiting.kind === 'confirm'
+        ? userConfirmResultEvent({
+            replyId: waiting.replyId,
+            confirmResults: [confirmResult('always', waiting.toolCall)],
+          })
+        : externalExecutionResultEvent({
+            replyId: waiting.replyId,
+            executionResults: [externalResult(waiting.toolCall, 'success', 'ok')],
+          });
+    await drain(agent.replyStream(event));
+  }
+  return encodeSession({
+    settings: { model: 'scripted:demo', tools: [], cwd: directory },
+    state: agent.state,
+  });
+}
