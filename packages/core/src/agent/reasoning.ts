@@ -33,7 +33,8 @@ export async function* reason(run: ReplyRun): AsyncGenerator<AgentEvent, ToolCal
     }
     turn.finish(out);
   } catch (error) {
-    turn.abandon();
+    turn.abandon(out);
+    yield* out;
     throw error;
   }
   yield* out;

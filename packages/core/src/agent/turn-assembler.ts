@@ -108,9 +108,12 @@ export class TurnAssembler {
     }
   }
 
-  /** Drops the turn's tool calls after a failure (none is complete enough to run). */
-  abandon(): void {
-    this.open = undefined;
+  /**
+   * After a failure: closes the open text or thinking block (its text is
+   * kept) and drops the turn's tool calls (none is complete enough to run).
+   */
+  abandon(out: AgentEvent[]): void {
+    this.close(out);
     this.run.removeCalls([...this.calls.keys()]);
   }
 
