@@ -50,6 +50,28 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON ${schema}.audit
         FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.audit_append_only();`,
   },
+  {
+    version: 3,
+    name: 'deadline',
+    // The parked reply's deadline, kept next to the state so `listDue` reads
+    // an index instead of every state. Backfilled row by row from the states
+    // that parse; a corrupt one keeps NULL (it never expires until repaired).
+    // jsonb refuses \u0000, which tool output may hold: it is swapped for
+    // \u0001 first (only the deadline and status are read).
+    sql: (schema) => `
+      ALTER TABLE ${schema}.sessions ADD COLUMN deadline timestamptz;
+      DO $$ DECLARE r record; doc jsonb; BEGIN
+        FOR r IN SELECT id, state FROM ${schema}.sessions WHERE state LIKE '%"deadline"%' LOOP
+          BEGIN
+            doc := replace(r.state, '\\u0000', '\\u0001')::jsonb;
+            UPDATE ${schema}.sessions SET deadline = (doc #>> '{reply,deadline}')::timestamptz
+              WHERE id = r.id AND doc #>> '{reply,status}' = 'parked';
+          EXCEPTION WHEN others THEN NULL;
+          END;
+        END LOOP;
+      END $$;
+      CREATE INDEX sessions_deadline ON ${schema}.sessions (deadline) WHERE deadline IS NOT NULL;`,
+  },
 ];
 
 /**

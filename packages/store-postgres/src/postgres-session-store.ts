@@ -11,6 +11,7 @@ import {
   decodeStoredState,
   encodeStoredState,
   fromAuditRecordRow,
+  parkedDeadline,
   parseAuditRecord,
   toAuditRecordRow,
 } from '@parley/core';
@@ -124,16 +125,34 @@ export class PostgresSessionStore implements SessionStore {
   ): Promise<number> {
     const records = (options.audit ?? []).map((record) => parseAuditRecord(record, sessionId));
     const text = encodeStoredState(state);
+    const deadline = parkedDeadline(state);
     await this.migrate();
-    return inTransaction(this.pool, async (client) => {
-      const version = await this.writeSession(client, sessionId, text, expectedVersion);
-      for (const record of records) await this.insertAudit(client, record);
-      await client.query('SELECT pg_notify($1, $2)', [
-        this.channel,
-        formatChangePayload({ sessionId, version }),
-      ]);
-      return version;
-    });
+    // A relaxed save commits without waiting for its WAL flush; the next
+    // strict commit flushes it along (the WAL is one sequence).
+    const begin = options.relaxed === true ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN';
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const version = await this.writeSession(client, sessionId, text, deadline, expectedVersion);
+        for (const record of records) await this.insertAudit(client, record);
+        await client.query('SELECT pg_notify($1, $2)', [
+          this.channel,
+          formatChangePayload({ sessionId, version }),
+        ]);
+        return version;
+      },
+      begin,
+    );
+  }
+
+  async listDue(now: string, limit = 100): Promise<string[]> {
+    await this.migrate();
+    const result = await this.pool.query<{ id: string }>(
+      `SELECT id FROM ${this.table.sessions} WHERE deadline IS NOT NULL AND deadline <= $1
+       ORDER BY deadline, id LIMIT $2`,
+      [new Date(now).toISOString(), Math.max(0, Math.floor(limit))],
+    );
+    return result.rows.map((row) => row.id);
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {
@@ -187,20 +206,22 @@ export class PostgresSessionStore implements SessionStore {
     client: PoolClient,
     sessionId: string,
     text: string,
+    deadline: string | null,
     expectedVersion: number,
   ): Promise<number> {
     if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
       const written =
         expectedVersion === 0
           ? await client.query<{ version: number }>(
-              `INSERT INTO ${this.table.sessions} (id, version, state) VALUES ($1, 1, $2)
-               ON CONFLICT (id) DO NOTHING RETURNING version`,
-              [sessionId, text],
+              `INSERT INTO ${this.table.sessions} (id, version, state, deadline)
+               VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version`,
+              [sessionId, text, deadline],
             )
           : await client.query<{ version: number }>(
-              `UPDATE ${this.table.sessions} SET state = $2, version = version + 1, updated_at = now()
+              `UPDATE ${this.table.sessions}
+               SET state = $2, version = version + 1, updated_at = now(), deadline = $4
                WHERE id = $1 AND version = $3 RETURNING version`,
-              [sessionId, text, expectedVersion],
+              [sessionId, text, expectedVersion, deadline],
             );
       const version = written.rows[0]?.version;
       if (version !== undefined) return version;

@@ -44,6 +44,18 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
         BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END;`,
   },
+  {
+    version: 3,
+    name: 'deadline',
+    // The parked reply's deadline, kept next to the state so `listDue` reads
+    // an index instead of every state. Backfilled from the states that
+    // parse; a corrupt one keeps NULL (it never expires until repaired).
+    sql: `
+      ALTER TABLE sessions ADD COLUMN deadline TEXT;
+      UPDATE sessions SET deadline = strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(state, '$.reply.deadline'))
+        WHERE json_valid(state) AND json_extract(state, '$.reply.status') = 'parked';
+      CREATE INDEX sessions_deadline ON sessions (deadline) WHERE deadline IS NOT NULL;`,
+  },
 ];
 
 /**

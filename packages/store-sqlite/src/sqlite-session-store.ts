@@ -11,6 +11,7 @@ import {
   decodeStoredState,
   encodeStoredState,
   fromAuditRecordRow,
+  parkedDeadline,
   parseAuditRecord,
   toAuditRecordRow,
 } from '@parley/core';
@@ -21,9 +22,11 @@ import { applyMigrations } from './migrations.js';
 /**
  * Options of `SqliteSessionStore`. `path`: the database file (created if
  * missing), or `':memory:'` for a private in-memory database. `synchronous`:
- * `'FULL'` (default) makes every committed save survive power loss;
- * `'NORMAL'` is faster in WAL mode and may lose the last saves (never
- * corrupt the file) on power loss, though not on a process crash.
+ * `'FULL'` (default) makes every committed save survive power loss, except
+ * saves marked `relaxed` (the in-between steps of a reply), which are made
+ * durable by the next save that is not; `'NORMAL'` is faster in WAL mode
+ * and may lose the last saves (never corrupt the file) on power loss,
+ * though not on a process crash.
  */
 export type SqliteSessionStoreOptions = {
   path: string;
@@ -31,7 +34,13 @@ export type SqliteSessionStoreOptions = {
 };
 
 type SessionRow = { version: number; state: unknown };
-type SessionWrite = { id: string; state: string; updatedAt: string; expectedVersion: number };
+type SessionWrite = {
+  id: string;
+  state: string;
+  updatedAt: string;
+  expectedVersion: number;
+  deadline: string | null;
+};
 
 const AUDIT_COLUMNS =
   'session_id, reply_id, tool_call_id, tool_name, decision, input_digest, approver, at, detail';
@@ -56,12 +65,11 @@ export class SqliteSessionStore implements SessionStore {
   private readonly updateSession: Statement<[SessionWrite]>;
   private readonly insertAudit: Statement<[AuditRecordRow]>;
   private readonly selectAudit: Statement<[string], AuditRecordRow>;
-  private readonly write: (
-    sessionId: string,
-    text: string,
-    expectedVersion: number,
-    records: AuditRecordRow[],
-  ) => number;
+  private readonly selectDue: Statement<[string, number], { id: string }>;
+  /** Whether relaxed saves switch `synchronous` (only FULL has something to relax). */
+  private readonly canRelax: boolean;
+  private relaxedNow = false;
+  private readonly write: (write: SessionWrite, records: AuditRecordRow[]) => number;
 
   constructor(options: SqliteSessionStoreOptions) {
     const database = new Database(options.path);
@@ -77,12 +85,12 @@ export class SqliteSessionStore implements SessionStore {
     this.selectSession = database.prepare('SELECT version, state FROM sessions WHERE id = ?');
     this.selectVersion = database.prepare('SELECT version FROM sessions WHERE id = ?');
     this.insertSession = database.prepare(
-      `INSERT INTO sessions (id, version, state, updated_at)
-       VALUES (@id, 1, @state, @updatedAt) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO sessions (id, version, state, updated_at, deadline)
+       VALUES (@id, 1, @state, @updatedAt, @deadline) ON CONFLICT (id) DO NOTHING`,
     );
     this.updateSession = database.prepare(
-      `UPDATE sessions SET state = @state, version = version + 1, updated_at = @updatedAt
-       WHERE id = @id AND version = @expectedVersion`,
+      `UPDATE sessions SET state = @state, version = version + 1, updated_at = @updatedAt,
+       deadline = @deadline WHERE id = @id AND version = @expectedVersion`,
     );
     this.insertAudit = database.prepare(
       `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES (@session_id, @reply_id, @tool_call_id,
@@ -91,9 +99,13 @@ export class SqliteSessionStore implements SessionStore {
     this.selectAudit = database.prepare(
       `SELECT ${AUDIT_COLUMNS} FROM audit WHERE session_id = ? ORDER BY seq`,
     );
-    const transaction = database.transaction(
-      (sessionId: string, text: string, expectedVersion: number, records: AuditRecordRow[]) =>
-        this.writeInTransaction(sessionId, text, expectedVersion, records),
+    this.selectDue = database.prepare(
+      `SELECT id FROM sessions WHERE deadline IS NOT NULL AND deadline <= ?
+       ORDER BY deadline, id LIMIT ?`,
+    );
+    this.canRelax = options.synchronous !== 'NORMAL';
+    const transaction = database.transaction((write: SessionWrite, records: AuditRecordRow[]) =>
+      this.writeInTransaction(write, records),
     );
     this.write = (...args) => transaction.immediate(...args);
   }
@@ -113,7 +125,20 @@ export class SqliteSessionStore implements SessionStore {
     const records = (options.audit ?? []).map((record) =>
       toAuditRecordRow(parseAuditRecord(record, sessionId)),
     );
-    return this.write(sessionId, encodeStoredState(state), expectedVersion, records);
+    const write: SessionWrite = {
+      id: sessionId,
+      state: encodeStoredState(state),
+      updatedAt: new Date().toISOString(),
+      expectedVersion,
+      deadline: parkedDeadline(state),
+    };
+    this.setRelaxed(options.relaxed === true);
+    return this.write(write, records);
+  }
+
+  async listDue(now: string, limit = 100): Promise<string[]> {
+    const at = new Date(now).toISOString();
+    return this.selectDue.all(at, Math.max(0, Math.floor(limit))).map((row) => row.id);
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {
@@ -125,18 +150,20 @@ export class SqliteSessionStore implements SessionStore {
     if (this.database.open) this.database.close();
   }
 
-  private writeInTransaction(
-    sessionId: string,
-    text: string,
-    expectedVersion: number,
-    records: AuditRecordRow[],
-  ): number {
-    const write = {
-      id: sessionId,
-      state: text,
-      updatedAt: new Date().toISOString(),
-      expectedVersion,
-    };
+  /**
+   * `synchronous` is per connection and applies to the commits that follow,
+   * so a relaxed save switches to NORMAL (no fsync of its commit) and the
+   * next strict one back to FULL, whose fsync then covers both. (Not a
+   * prepared statement: SQLite applies this pragma when compiling it.)
+   */
+  private setRelaxed(relaxed: boolean): void {
+    if (!this.canRelax || relaxed === this.relaxedNow) return;
+    this.database.pragma(`synchronous = ${relaxed ? 'NORMAL' : 'FULL'}`);
+    this.relaxedNow = relaxed;
+  }
+
+  private writeInTransaction(write: SessionWrite, records: AuditRecordRow[]): number {
+    const { id: sessionId, expectedVersion } = write;
     const changed =
       expectedVersion === 0 ? this.insertSession.run(write) : this.updateSession.run(write);
     if (changed.changes !== 1) {

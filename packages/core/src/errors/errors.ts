@@ -30,16 +30,21 @@ export class UnknownToolCallError extends ParleyError {
   }
 }
 
-/** A resuming event names a reply that is not the parked one (an old tab, a replayed request). */
+/**
+ * A resuming event names a reply that is not the parked one (an old tab, a
+ * replayed request), or one that is no longer parked because it was already
+ * resumed (`message` then says so).
+ */
 export class StaleReplyError extends ParleyError {
   readonly replyId: string;
   readonly parkedReplyId: string | null;
-  constructor(replyId: string, parkedReplyId: string | null) {
+  constructor(replyId: string, parkedReplyId: string | null, message?: string) {
     super(
       'stale_reply',
-      parkedReplyId === null
-        ? `Reply '${replyId}' is not parked: the agent has no parked reply.`
-        : `Reply '${replyId}' is not the parked reply (the parked reply is '${parkedReplyId}').`,
+      message ??
+        (parkedReplyId === null
+          ? `Reply '${replyId}' is not parked: the agent has no parked reply.`
+          : `Reply '${replyId}' is not the parked reply (the parked reply is '${parkedReplyId}').`),
     );
     this.replyId = replyId;
     this.parkedReplyId = parkedReplyId;
@@ -115,5 +120,44 @@ export class ModelError extends ParleyError {
     super(options.code ?? 'model_error', message, { cause: options.cause });
     this.status = options.status;
     this.isRetryable = options.isRetryable ?? false;
+  }
+}
+
+/**
+ * Two callers resumed the same parked reply at the same moment and this one
+ * lost: its answer was not applied and none of its tool calls ran. The
+ * other caller's answer stands; reload the session to see it.
+ */
+export class ConcurrentResumeError extends ParleyError {
+  readonly sessionId: string;
+  readonly replyId: string;
+  constructor(sessionId: string, replyId: string, options?: { cause?: unknown }) {
+    super(
+      'concurrent_resume',
+      `Reply '${replyId}' of session '${sessionId}' was resumed by someone else at the same time; this answer was not applied.`,
+      options,
+    );
+    this.sessionId = sessionId;
+    this.replyId = replyId;
+  }
+}
+
+/**
+ * An answer arrived for a parked reply whose deadline (`parkTimeout`) had
+ * passed. The reply was settled as expired instead (its waiting calls
+ * closed, as `onExpire` says); the answer was not applied.
+ */
+export class ReplyExpiredError extends ParleyError {
+  readonly sessionId: string;
+  readonly replyId: string;
+  readonly deadline: string;
+  constructor(sessionId: string, replyId: string, deadline: string) {
+    super(
+      'reply_expired',
+      `Reply '${replyId}' of session '${sessionId}' expired at ${deadline}; the answer came too late and was not applied.`,
+    );
+    this.sessionId = sessionId;
+    this.replyId = replyId;
+    this.deadline = deadline;
   }
 }

@@ -3,17 +3,18 @@ import type { AgentState } from '../state/index.js';
 import type { AuditRecord } from './audit-record.js';
 import { parseAuditRecord } from './audit-record.js';
 import type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
+import { parkedDeadline } from './session-store.js';
 import { decodeStoredState, encodeStoredState } from './stored-state.js';
 
 /**
  * The data behind an `InMemorySessionStore`: each session's state as JSON
  * text with its version, and each session's audit records as JSON text, in
- * order. Give the same tables to two stores and they see the same sessions,
+ * order (with the parked reply's deadline, for `listDue`). Give the same tables to two stores and they see the same sessions,
  * like two processes over one database; tests also use them to reach behind
  * a store's back.
  */
 export type InMemorySessionTables = {
-  sessions: Map<string, { state: string; version: number }>;
+  sessions: Map<string, { state: string; version: number; deadline?: string | null }>;
   audit: Map<string, string[]>;
 };
 
@@ -54,11 +55,20 @@ export class InMemorySessionStore implements SessionStore {
       throw new StaleSessionError(sessionId, expectedVersion, current === 0 ? undefined : current);
     }
     const version = current + 1;
-    this.tables.sessions.set(sessionId, { state: text, version });
+    this.tables.sessions.set(sessionId, { state: text, version, deadline: parkedDeadline(state) });
     if (records.length > 0) {
       this.tables.audit.set(sessionId, [...(this.tables.audit.get(sessionId) ?? []), ...records]);
     }
     return version;
+  }
+
+  async listDue(now: string, limit = 100): Promise<string[]> {
+    const due: { id: string; deadline: string }[] = [];
+    for (const [id, { deadline }] of this.tables.sessions) {
+      if (typeof deadline === 'string' && deadline <= now) due.push({ id, deadline });
+    }
+    due.sort((a, b) => (a.deadline < b.deadline ? -1 : a.deadline > b.deadline ? 1 : 0));
+    return due.slice(0, Math.max(0, limit)).map(({ id }) => id);
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {

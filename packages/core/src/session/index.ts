@@ -1,4 +1,5 @@
 export type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
+export { parkedDeadline } from './session-store.js';
 export type {
   InMemorySessionStoreOptions,
   InMemorySessionTables,

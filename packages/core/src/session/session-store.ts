@@ -8,8 +8,16 @@ export type StoredSession = { state: AgentState; version: number };
  * What may go with a `save`. `audit`: records describing the decisions the
  * saved state reflects; written in the same transaction as the state, all
  * or none, appended after the session's earlier records.
+ *
+ * `relaxed`: the save need not be forced to stable storage before it
+ * returns. It must still survive the process stopping (it is committed),
+ * but a power loss may undo it, back to the last save without `relaxed`
+ * (which makes every earlier save durable too). The session runner
+ * relaxes the in-between steps of a reply and never the ones exactly-once
+ * rests on (the claim before a tool runs, the park, the end). Stores with
+ * no such distinction ignore it.
  */
-export type SaveOptions = { audit?: AuditRecord[] };
+export type SaveOptions = { audit?: AuditRecord[]; relaxed?: boolean };
 
 /**
  * Where sessions live between replies. Optimistic concurrency: `save` succeeds
@@ -17,7 +25,9 @@ export type SaveOptions = { audit?: AuditRecord[] };
  * that does not exist yet) and returns the new version (`expectedVersion + 1`);
  * otherwise it throws `StaleSessionError` and stores nothing, audit
  * records included. `load` refuses a corrupt stored state with
- * `InvalidStateError` and leaves it in place.
+ * `InvalidStateError` and leaves it in place. `save` must read `state`
+ * (serialize it) before its first `await`: the agent goes on changing the
+ * live state while a checkpoint is being written.
  *
  * `listAudit` returns a session's audit records in the order they were
  * written (`[]` for an unknown session). It is optional so a minimal store
@@ -33,4 +43,25 @@ export interface SessionStore {
     options?: SaveOptions,
   ): Promise<number>;
   listAudit?(sessionId: string): Promise<AuditRecord[]>;
+  /**
+   * The ids of sessions whose parked reply has a deadline at or before
+   * `now` (an ISO timestamp), earliest deadline first, at most `limit`
+   * (default 100). Stores keep the deadline of the last saved state next to
+   * it (see `parkedDeadline`), so this needs no scan of the states.
+   * Optional; `Sessions.expireDue` needs it.
+   */
+  listDue?(now: string, limit?: number): Promise<string[]>;
+}
+
+/**
+ * The deadline a store indexes for a state: the parked reply's `deadline`
+ * as `toISOString()` writes it (so ISO texts compare in time order), or
+ * `null` when nothing is parked, the reply has no deadline, or it is not a
+ * time (such a reply never expires).
+ */
+export function parkedDeadline(state: AgentState): string | null {
+  const reply = state.reply;
+  if (reply?.status !== 'parked' || reply.deadline === undefined) return null;
+  const time = Date.parse(reply.deadline);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
 }

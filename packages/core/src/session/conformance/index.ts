@@ -11,6 +11,7 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest';
 import { registerAuditCases } from './audit-cases.js';
+import { registerDueCases } from './due-cases.js';
 import type { SessionStoreHarness } from './fixtures.js';
 import { registerStateCases } from './state-cases.js';
 
@@ -45,5 +46,6 @@ export function describeSessionStoreConformance(
 
     describe('state and versions', () => registerStateCases(current));
     describe('audit records', () => registerAuditCases(current));
+    describe('due deadlines', () => registerDueCases(current));
   });
 }
