@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseCommandLine } from './args.js';
-import { ModelSpecError, defaultModelSpec, formatModelSpec, parseModelSpec } from './model-spec.js';
+import { InvalidModelSpecError } from '@parley/models';
+import {
+  ModelSpecError,
+  createChatModel,
+  defaultModelSpec,
+  modelSpecForms,
+  parseModelChoice,
+} from './model-spec.js';
 import { ToolListError, builtInToolNames, parseToolList } from './tool-set.js';
 
 describe('command line', () => {
@@ -43,25 +50,23 @@ describe('command line', () => {
 });
 
 describe('model specs', () => {
-  it('parses every documented form and prints it back', () => {
-    const forms = [
-      'openai:gpt-4.1-mini',
-      'anthropic:claude-sonnet-4-5',
-      'ollama:qwen3',
-      'openai-compatible:http://localhost:8000/v1#qwen3',
-      'scripted:demo',
-    ];
-    for (const form of forms) expect(formatModelSpec(parseModelSpec(form))).toBe(form);
-    expect(parseModelSpec('openai-compatible:https://h/v1#m')).toEqual({
-      provider: 'openai-compatible',
-      baseURL: 'https://h/v1',
-      model: 'm',
-    });
+  it('tells the demo from specs for createModel, and refuses other scripts', () => {
+    expect(parseModelChoice('scripted:demo')).toEqual({ kind: 'demo' });
+    expect(parseModelChoice('ollama:qwen3:8b')).toEqual({ kind: 'model', spec: 'ollama:qwen3:8b' });
+    expect(() => parseModelChoice('scripted:other')).toThrow(ModelSpecError);
   });
 
-  it('refuses unknown providers and incomplete specs', () => {
-    for (const bad of ['gpt-4', 'openai:', 'scripted:other', 'openai-compatible:localhost#m']) {
-      expect(() => parseModelSpec(bad)).toThrow(ModelSpecError);
+  it('builds every documented real-model form through createModel', () => {
+    const env = { ...process.env };
+    process.env['OPENAI_API_KEY'] ??= 'test-key';
+    process.env['ANTHROPIC_API_KEY'] ??= 'test-key';
+    try {
+      for (const form of modelSpecForms.filter((form) => !form.startsWith('scripted:'))) {
+        expect(typeof createChatModel(form).stream).toBe('function');
+      }
+      expect(() => createChatModel('gpt-4')).toThrow(InvalidModelSpecError);
+    } finally {
+      process.env = env;
     }
   });
 

@@ -10,8 +10,14 @@ import { runChatLoop } from './chat-loop.js';
 import type { InterruptSource } from './chat-loop.js';
 import { demoLabel, demoModel, demoSystemPrompt } from './demo-script.js';
 import { demoTools } from './demo-tools.js';
-import { createChatModel, defaultModelSpec, keyDefaults, parseModelSpec } from './model-spec.js';
-import type { ModelSpec } from './model-spec.js';
+import {
+  createChatModel,
+  defaultModelSpec,
+  demoSpec,
+  keyDefaults,
+  parseModelChoice,
+} from './model-spec.js';
+import type { ModelChoice } from './model-spec.js';
 import { EventRenderer } from './renderer.js';
 import type { Screen } from './renderer.js';
 import { SessionFile, defaultSessionPath } from './session-file.js';
@@ -59,7 +65,7 @@ async function chooseModel(
     message: `Run the scripted demo instead? (${demoLabel})`,
     default: true,
   });
-  return demo ? 'scripted:demo' : undefined;
+  return demo ? demoSpec : undefined;
 }
 
 async function ensureDirectory(path: string): Promise<void> {
@@ -70,13 +76,13 @@ async function ensureDirectory(path: string): Promise<void> {
 type Setup = { model: ChatModel; tools: AnyTool[]; systemPrompt: string; notes: string[] };
 
 async function buildSetup(
-  spec: ModelSpec,
+  choice: ModelChoice,
   toolNames: BuiltInToolName[],
   cwd: string,
   sessionId: string,
   env: NodeJS.ProcessEnv,
 ): Promise<Setup> {
-  if (spec.provider === 'scripted') {
+  if (choice.kind === 'demo') {
     const directory = join(tmpdir(), 'parley-demo', sessionId);
     const paceMs = Number(env['PARLEY_DEMO_PACE_MS'] ?? '12');
     const chunkMs = Number.isFinite(paceMs) && paceMs >= 0 ? paceMs : 12;
@@ -93,7 +99,7 @@ async function buildSetup(
       ? []
       : [`Not available in this build, left out: ${toolSet.unavailable.join(', ')}`];
   return {
-    model: await createChatModel(spec),
+    model: createChatModel(choice.spec),
     tools: [...toolSet.tools, AskUser],
     systemPrompt: systemPrompt(cwd),
     notes,
@@ -118,7 +124,7 @@ export async function runChat(args: ChatArgs, environment: ChatEnvironment): Pro
   await ensureDirectory(cwd);
   const specText = await chooseModel(args, saved, environment);
   if (specText === undefined) return { code: 1 };
-  const spec = parseModelSpec(specText);
+  const choice = parseModelChoice(specText);
   const sessionId = saved?.state.sessionId ?? randomUUID();
   const toolNames: BuiltInToolName[] =
     args.tools !== undefined
@@ -126,7 +132,7 @@ export async function runChat(args: ChatArgs, environment: ChatEnvironment): Pro
       : saved !== undefined
         ? knownToolNames(saved.settings.tools)
         : [...builtInToolNames];
-  const setup = await buildSetup(spec, toolNames, cwd, sessionId, env);
+  const setup = await buildSetup(choice, toolNames, cwd, sessionId, env);
   const session = given ?? new SessionFile(defaultSessionPath(env, sessionId));
   const settings: SessionSettings = { model: specText, tools: [...toolNames], cwd };
   const toolkit = new Toolkit(setup.tools);
@@ -143,7 +149,7 @@ export async function runChat(args: ChatArgs, environment: ChatEnvironment): Pro
   const save = (): Promise<void> => session.save(agent.state, settings);
   await save();
 
-  const label = spec.provider === 'scripted' ? `  ${colors.yellow(`(${demoLabel})`)}` : '';
+  const label = choice.kind === 'demo' ? `  ${colors.yellow(`(${demoLabel})`)}` : '';
   screen.write(
     `${colors.bold('parley chat')} · ${specText}${label} · mode ${agent.state.permission.mode}\n`,
   );

@@ -1,6 +1,7 @@
 import { parseCommandLine, usage, UsageError } from './args.js';
 import { runChat } from './chat.js';
 import type { InterruptSource } from './chat-loop.js';
+import { InvalidModelSpecError } from '@parley/models';
 import { ModelSpecError } from './model-spec.js';
 import { SessionFileError } from './session-file.js';
 import { colorsFor } from './theme.js';
@@ -52,6 +53,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const known =
       error instanceof UsageError ||
       error instanceof ModelSpecError ||
+      error instanceof InvalidModelSpecError ||
       error instanceof ToolListError ||
       error instanceof SessionFileError;
     const message = error instanceof Error ? error.message : String(error);

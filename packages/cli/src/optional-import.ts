@@ -8,11 +8,6 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A function of one argument (the `createModel(spec)` shape). */
-export function isUnaryFunction(value: unknown): value is (argument: string) => unknown {
-  return typeof value === 'function';
-}
-
 /** A class that takes one options object. */
 export function isConstructor(
   value: unknown,

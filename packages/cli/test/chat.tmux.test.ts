@@ -11,6 +11,7 @@ import { externalExecutionResultEvent } from '@parley/core';
 import { externalResult } from '../src/external-prompt.js';
 import { encodeSession } from '../src/session-file.js';
 import { waitingCalls } from '../src/waiting-calls.js';
+import { startFakeOpenAI } from './fake-openai.js';
 import { TmuxTerminal, occurrences, parleyBin, tmuxAvailable } from './tmux.js';
 
 /*
@@ -310,3 +311,61 @@ async function parkedAtAskUser(directory: string): Promise<string> {
     state: agent.state,
   });
 }
+
+suite('parley chat with a real model adapter', { timeout: 180_000 }, () => {
+  it('talks to an OpenAI-compatible server, and answers its AskUser call', async () => {
+    const question = {
+      questions: [
+        {
+          header: 'Color',
+          question: 'Which color should the site use?',
+          options: [
+            { label: 'Green', description: 'calm' },
+            { label: 'Blue', description: 'trustworthy' },
+          ],
+        },
+      ],
+    };
+    const server = await startFakeOpenAI((request) => {
+      const tool = request.messages.find((message) => message.role === 'tool');
+      if (tool === undefined) {
+        return {
+          text: 'I need a decision first.',
+          toolCalls: [{ id: 'call_1', name: 'AskUser', arguments: JSON.stringify(question) }],
+        };
+      }
+      return { text: `Noted: ${JSON.stringify(tool.content)}.` };
+    });
+    try {
+      const { directory, session, env } = await workspace();
+      const t = terminal(env, directory);
+      const spec = `openai-compatible:${server.url}#fake`;
+      t.start([
+        'node',
+        parleyBin,
+        'chat',
+        '--model',
+        spec,
+        '--tools',
+        'none',
+        '--session',
+        session,
+      ]);
+      await t.waitFor(`parley chat · ${spec} · mode default`);
+      expect(t.screen()).not.toContain('scripted demo');
+      t.type('pick a color');
+      t.press('Enter');
+      await t.waitFor('I need a decision first.');
+      await t.waitFor('Which color should the site use?');
+      expect(t.screen()).toContain('● AskUser(1 question: Color)');
+      t.press('Down', 'Enter');
+      await t.waitFor('Noted: "Color: Blue".');
+      expect(server.requests).toHaveLength(2);
+      const saved = await readSession(session);
+      expect(saved.settings.model).toBe(spec);
+      expect(saved.state.reply).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+});
