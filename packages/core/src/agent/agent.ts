@@ -13,6 +13,8 @@ import { planReply } from './input.js';
 import type { AgentOptions, ReplyOptions } from './options.js';
 import { reason } from './reasoning.js';
 import { settleStoppedReply } from './recovery.js';
+import { closeExpiredCalls, expirySettings, planExpiry, withParkDeadline } from './expiry.js';
+import type { ExpirePlan, ExpirySettings } from './expiry.js';
 import { ReplyRun } from './reply-run.js';
 import type { RunDependencies } from './reply-run.js';
 import { applyConfirm, applyExternal } from './resume.js';
@@ -81,6 +83,7 @@ export class Agent {
   readonly name: string;
   private readonly deps: RunDependencies;
   private readonly engine: PermissionEngine;
+  private readonly expiry: ExpirySettings;
   private current: AgentState;
   private running = false;
 
@@ -93,6 +96,7 @@ export class Agent {
     this.engine = new PermissionEngine(this.current.permission);
     const middlewares = options.middlewares ?? [];
     this.current.permission = this.engine.context;
+    this.expiry = expirySettings(options);
     this.deps = {
       agentName: this.name,
       systemPrompt: options.systemPrompt ?? '',
@@ -109,7 +113,7 @@ export class Agent {
       actingHooks: middlewares.flatMap((m) => (m.onActing ? [m.onActing] : [])),
       maxIters: options.maxIters ?? 50,
       logger: options.logger ?? silentLogger,
-      checkpoint: options.checkpoint,
+      checkpoint: withParkDeadline(options.checkpoint, this.expiry),
     };
   }
 
@@ -144,7 +148,8 @@ export class Agent {
   private async *run(input: unknown, options: ReplyOptions): AsyncGenerator<AgentEvent, RunResult> {
     if (this.running) throw new AgentBusyError();
     settleStoppedReply(this.current, this.deps.toolkit);
-    const plan = planReply(this.current, this.deps.toolkit, input);
+    const expiry = planExpiry(this.current, this.deps.toolkit, input, this.expiry);
+    const plan = expiry ?? planReply(this.current, this.deps.toolkit, input);
     this.running = true;
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(options.signal?.reason);
@@ -166,11 +171,12 @@ export class Agent {
     // Parked and persisted: the agent is free before the caller hears why,
     // so it may answer from inside its loop over the stream.
     if (result.parkEvents !== undefined) yield* result.parkEvents;
+    if (expiry?.refusal !== undefined) throw expiry.refusal;
     return result;
   }
 
   private async *execute(
-    plan: ReplyPlan,
+    plan: ReplyPlan | ExpirePlan,
     signal: AbortSignal,
   ): AsyncGenerator<AgentEvent, RunResult> {
     switch (plan.kind) {
@@ -223,6 +229,14 @@ export class Agent {
         await run.checkpoint('resume');
         yield* events;
         return yield* this.loop(run);
+      }
+      case 'expire': {
+        const run = this.startRun(signal);
+        const events = closeExpiredCalls(run, plan.onExpire);
+        if (plan.then !== undefined) return yield* this.execute(plan.then, signal);
+        await run.checkpoint('expire');
+        yield* events;
+        return plan.onExpire === 'deny' ? yield* this.loop(run) : yield* this.abort(run);
       }
     }
   }

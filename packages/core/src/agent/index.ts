@@ -9,3 +9,5 @@ export type {
 } from './middleware.js';
 export type { ReplyInput } from './input.js';
 export { agentTexts } from './texts.js';
+export type { ExpiryAction } from './expiry.js';
+export { expiryTexts, isReplyExpired } from './expiry.js';

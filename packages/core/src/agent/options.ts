@@ -7,7 +7,14 @@ import type { Middleware } from './middleware.js';
 
 /** Why the agent is asking for a checkpoint. */
 export type CheckpointReason =
-  'reply_start' | 'resume' | 'before_tool' | 'after_tool' | 'after_model' | 'park' | 'reply_end';
+  | 'reply_start'
+  | 'resume'
+  | 'expire'
+  | 'before_tool'
+  | 'after_tool'
+  | 'after_model'
+  | 'park'
+  | 'reply_end';
 
 /**
  * Called with the live state whenever it changed in a way worth persisting.
@@ -37,6 +44,20 @@ export type AgentOptions = {
   middlewares?: Middleware[];
   checkpoint?: Checkpoint;
   logger?: Logger;
+  /**
+   * How long (ms) a parked reply waits for an answer. Parking then sets
+   * `reply.deadline`; once it passed, the next touch settles the reply as
+   * `onExpire` says, and a late answer is refused with `ReplyExpiredError`.
+   */
+  parkTimeout?: number;
+  /**
+   * What expiry does to the waiting calls (default `'deny'`): `'deny'`
+   * closes them as denied (the model is told the request expired) and the
+   * reply goes on; `'interrupt'` ends the reply as `USER_INTERRUPT` would.
+   */
+  onExpire?: 'deny' | 'interrupt';
+  /** The time deadlines are set and judged by (default: the system clock). */
+  clock?: () => Date;
 };
 
 /** Per-call options of `reply`/`replyStream`. */
