@@ -56,15 +56,15 @@ describe('model specs', () => {
     expect(() => parseModelChoice('scripted:other')).toThrow(ModelSpecError);
   });
 
-  it('builds every documented real-model form through createModel', () => {
+  it('builds every documented real-model form through createModel', async () => {
     const env = { ...process.env };
     process.env['OPENAI_API_KEY'] ??= 'test-key';
     process.env['ANTHROPIC_API_KEY'] ??= 'test-key';
     try {
       for (const form of modelSpecForms.filter((form) => !form.startsWith('scripted:'))) {
-        expect(typeof createChatModel(form).stream).toBe('function');
+        expect(typeof (await createChatModel(form)).stream).toBe('function');
       }
-      expect(() => createChatModel('gpt-4')).toThrow(InvalidModelSpecError);
+      await expect(createChatModel('gpt-4')).rejects.toThrow(InvalidModelSpecError);
     } finally {
       process.env = env;
     }

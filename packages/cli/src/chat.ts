@@ -99,7 +99,7 @@ async function buildSetup(
       ? []
       : [`Not available in this build, left out: ${toolSet.unavailable.join(', ')}`];
   return {
-    model: createChatModel(choice.spec),
+    model: await createChatModel(choice.spec),
     tools: [...toolSet.tools, AskUser],
     systemPrompt: systemPrompt(cwd),
     notes,

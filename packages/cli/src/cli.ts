@@ -1,7 +1,7 @@
 import { parseCommandLine, usage, UsageError } from './args.js';
 import { runChat } from './chat.js';
 import type { InterruptSource } from './chat-loop.js';
-import { InvalidModelSpecError } from '@parley/models';
+import { ParleyError } from '@parley/core';
 import { ModelSpecError } from './model-spec.js';
 import { SessionFileError } from './session-file.js';
 import { colorsFor } from './theme.js';
@@ -53,7 +53,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const known =
       error instanceof UsageError ||
       error instanceof ModelSpecError ||
-      error instanceof InvalidModelSpecError ||
+      (error instanceof ParleyError && error.code === 'invalid_model_spec') ||
       error instanceof ToolListError ||
       error instanceof SessionFileError;
     const message = error instanceof Error ? error.message : String(error);

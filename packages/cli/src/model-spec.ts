@@ -1,5 +1,4 @@
 import type { ChatModel } from '@parley/core';
-import { createModel } from '@parley/models';
 
 /**
  * `--model` values and how they become a `ChatModel`: `scripted:demo` is
@@ -53,8 +52,11 @@ export function defaultModelSpec(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * Builds a real model from a spec. A bad spec throws `InvalidModelSpecError`
- * (from `@parley/models`); credentials come from the environment.
+ * (from `@parley/models`, code `invalid_model_spec`); credentials come from
+ * the environment. The adapters and their SDKs load only here, so the demo
+ * starts without them.
  */
-export function createChatModel(spec: string): ChatModel {
+export async function createChatModel(spec: string): Promise<ChatModel> {
+  const { createModel } = await import('@parley/models');
   return createModel(spec);
 }
