@@ -44,7 +44,7 @@ function makeEdit(log: string[]) {
     name: 'edit',
     description: 'Edit a file.',
     input: z.object({ path: z.string() }),
-    matchRule: (content, { path }) => path.startsWith(content),
+    matchRule: (content, { path }) => content !== null && path.startsWith(content),
     suggestRules: ({ path }) => [
       { toolName: 'edit', ruleContent: path, behavior: 'allow', source: 'suggested' },
     ],
