@@ -165,7 +165,10 @@ export async function runChat(args: ChatArgs, environment: ChatEnvironment): Pro
   const renderer = new EventRenderer(screen, colors, spinner, {
     isExternal: (name) => toolkit.get(name)?.external === true,
   });
-  const resume = `parley chat --session ${session.path}`;
+  const quoted = /^[\w./@:+-]+$/.test(session.path)
+    ? session.path
+    : `'${session.path.replace(/'/g, `'\\''`)}'`;
+  const resume = `parley chat --session ${quoted}`;
   try {
     await runChatLoop({
       agent,

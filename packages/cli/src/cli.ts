@@ -8,21 +8,24 @@ import { colorsFor } from './theme.js';
 import { ToolListError } from './tool-set.js';
 
 /**
- * Ctrl-C outside a prompt: while a reply streams the chat loop takes it (to
- * interrupt the reply); otherwise the default applies, and the process ends
- * (the session was saved after the last step).
+ * Ctrl-C outside a prompt. While a reply streams, the chat loop takes it to
+ * interrupt the reply; a second Ctrl-C before the reply has stopped ends
+ * the process. With no reply streaming the default applies and the process
+ * ends. Either way the session was saved at the agent's last checkpoint.
  */
 function processInterrupts(): InterruptSource {
-  const handlers: (() => void)[] = [];
+  const handlers: { onInterrupt: () => void; pressed: boolean }[] = [];
   process.on('SIGINT', () => {
     const handler = handlers.at(-1);
-    if (handler === undefined) process.exit(130);
-    handler();
+    if (handler === undefined || handler.pressed) process.exit(130);
+    handler.pressed = true;
+    handler.onInterrupt();
   });
   return (onInterrupt) => {
-    handlers.push(onInterrupt);
+    const handler = { onInterrupt, pressed: false };
+    handlers.push(handler);
     return () => {
-      const at = handlers.lastIndexOf(onInterrupt);
+      const at = handlers.indexOf(handler);
       if (at >= 0) handlers.splice(at, 1);
     };
   };
