@@ -147,7 +147,9 @@ async function* runConcurrent(
         asks &&
         decision.bypassImmune !== true &&
         prompted.some(
-          (rule) => rule.toolName === call.name && tool.matchRule(rule.ruleContent, input),
+          (rule) =>
+            rule.toolName === call.name &&
+            (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
         );
       if (covered) continue;
       const applied = yield* applyDecision(run, call, evaluated, parkEvents);
