@@ -367,6 +367,39 @@ describe.each(modes)('concurrent batches and de-duplication (SPEC 4), %s', (mode
     expect(asked(second).map((call) => call.id)).toEqual(['f2']);
   });
 
+  it('a tool-name rule (ruleContent null) covers later calls, as it does in the engine', async () => {
+    // A Tool written by hand whose matchRule only knows its own rule contents:
+    // a null rule must still match every call of the tool (SPEC 6).
+    const base = makeFetch();
+    const handWritten = {
+      ...base,
+      matchRule: (content: string | null, input: { url: string }) =>
+        content !== null && base.matchRule(content, input),
+      suggestRules: () => [
+        { toolName: 'fetch', ruleContent: null, behavior: 'allow', source: 'suggested' } as const,
+      ],
+    };
+    const { agent } = setup(
+      [
+        {
+          toolCalls: [
+            fetchCall('f1', 'https://a.example/1'),
+            fetchCall('f2', 'https://b.example/2'),
+          ],
+        },
+      ],
+      [handWritten],
+      {},
+      mode,
+    );
+    const first = await collect(agent.replyStream('go'));
+    expect(asked(first)[0]!.suggestedRules).toEqual([
+      { toolName: 'fetch', ruleContent: null, behavior: 'allow', source: 'suggested' },
+    ]);
+    expect(asked(first).map((call) => call.id)).toEqual(['f1']);
+    expect(storedCall(agent, 'f2')!.state).toBe('pending');
+  });
+
   it('safety asks are never de-duplicated', async () => {
     const { agent } = setup(
       [
