@@ -189,25 +189,22 @@ describe('a model error (SPEC 9)', () => {
     expect(textOf(agent.state.context.at(-1)!)).toBe('hello');
   });
 
-  it.each(modes)(
-    'the state stays loadable: a JSON round trip gives a working agent (%s)',
-    async () => {
-      const model = new ScriptedModel([{ error: new Error('boom') }, { text: 'Back again.' }]);
-      const toolkit = new Toolkit([makeLookup()]);
-      const agent = new Agent({ model, toolkit });
-      await expect(agent.reply('hi')).rejects.toThrow('boom');
-      const revived = new Agent({ model, toolkit, state: roundTrip(agent.state) });
-      expect(revived.state).toEqual(agent.state);
-      const message = await revived.reply('retry');
-      expect(textOf(message)).toBe('Back again.');
-      expect(model.requests[1]!.messages.map((m) => [m.role, m.finishedReason ?? null])).toEqual([
-        ['user', null],
-        ['assistant', 'error'],
-        ['user', null],
-        ['assistant', null],
-      ]);
-    },
-  );
+  it('the state stays loadable: a JSON round trip gives a working agent', async () => {
+    const model = new ScriptedModel([{ error: new Error('boom') }, { text: 'Back again.' }]);
+    const toolkit = new Toolkit([makeLookup()]);
+    const agent = new Agent({ model, toolkit });
+    await expect(agent.reply('hi')).rejects.toThrow('boom');
+    const revived = new Agent({ model, toolkit, state: roundTrip(agent.state) });
+    expect(revived.state).toEqual(agent.state);
+    const message = await revived.reply('retry');
+    expect(textOf(message)).toBe('Back again.');
+    expect(model.requests[1]!.messages.map((m) => [m.role, m.finishedReason ?? null])).toEqual([
+      ['user', null],
+      ['assistant', 'error'],
+      ['user', null],
+      ['assistant', null],
+    ]);
+  });
 
   it.each(modes)(
     'a model error after a resume ends that reply with REPLY_END(error) (%s)',
