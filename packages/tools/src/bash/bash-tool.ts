@@ -1,0 +1,203 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { permissionMessages } from '@parley/core';
+import type {
+  PermissionContext,
+  PermissionDecision,
+  PermissionRule,
+  Tool,
+  ToolChunk,
+  ToolContext,
+} from '@parley/core';
+import { analyseCommandLine, analyseCommandLineAsync, type CommandAnalysis } from './analysis.js';
+import { loadBashParser } from './parser.js';
+import { decideBash } from './permissions.js';
+import { bashRuleMatches } from './rules.js';
+import { runCommand } from './run-command.js';
+import { prefixRules } from './suggestions.js';
+
+/** Options of the Bash tool. */
+export type BashOptions = {
+  /** Where commands run; also a working directory. Default `process.cwd()`. */
+  cwd?: string;
+  /** Default time limit of a command in milliseconds (default 120 000). */
+  timeoutMs?: number;
+  /** Variables added to (or overriding) the environment of `process.env`. */
+  env?: Record<string, string>;
+};
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+const HEAD_CHARS = 20_000;
+const TAIL_CHARS = 10_000;
+const KILL_GRACE_MS = 2_000;
+
+const bashInput = z.object({
+  command: z.string().min(1).describe('The shell command to run (bash).'),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Time limit in milliseconds (at most ${MAX_TIMEOUT_MS}).`),
+  description: z
+    .string()
+    .optional()
+    .describe('What the command does, in a few words, for the person watching.'),
+});
+
+/** The input of `Bash`. */
+export type BashInput = z.output<typeof bashInput>;
+
+/**
+ * Runs shell commands. Permission answers come from a real parse of the
+ * command (tree-sitter-bash): sub-commands are matched against rules one by
+ * one, read-only lines are allowed, substitutions, dangerous commands and
+ * dangerous targets are safety asks (SPEC sections 6 and 7).
+ *
+ * The grammar loads in the background when the tool is made. Until it has
+ * loaded, the synchronous questions (`isReadOnly`, `matchRule`) can only
+ * read a plain single command; for anything else `isReadOnly` says no and
+ * `matchRule` says yes if the rule matches any piece of the text, which only
+ * ever makes a deny or ask rule stricter — the engine matches allow rules
+ * after `checkPermissions`, which waits for the grammar.
+ */
+export class Bash implements Tool<BashInput> {
+  readonly name = 'Bash';
+  readonly description = [
+    'Runs a bash command and returns its output (stdout and stderr together) and exit code.',
+    'Each call starts in the working directory; cd does not carry over to the next call.',
+    'Quote paths with spaces. Prefer Read, Write, Edit, Glob and Grep for files.',
+    `Long output is cut in the middle. Commands stop after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout is given.`,
+  ].join(' ');
+  readonly inputSchema = bashInput;
+  readonly external = false;
+  readonly idempotent = false;
+  /** Where commands run. */
+  readonly cwd: string;
+  private readonly timeoutMs: number;
+  private readonly env: Record<string, string>;
+  private schema: Record<string, unknown> | undefined;
+
+  constructor(options: BashOptions = {}) {
+    this.cwd = path.resolve(options.cwd ?? process.cwd());
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.env = { ...options.env };
+    loadBashParser().catch(() => undefined);
+  }
+
+  /** The JSON Schema the model sees. */
+  jsonSchema(): Record<string, unknown> {
+    this.schema ??= z.toJSONSchema(this.inputSchema, { io: 'input', unrepresentable: 'any' });
+    return this.schema;
+  }
+
+  /** Read-only lines (SPEC section 7) are allowed in every mode. */
+  isReadOnly(input: BashInput): boolean {
+    return analyseCommandLine(input.command)?.readOnly ?? false;
+  }
+
+  /** Read-only commands may run beside other calls. */
+  isConcurrencySafe(input: BashInput): boolean {
+    return this.isReadOnly(input);
+  }
+
+  /** Local tool: no external results. */
+  checkResultMetadata(): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * Whether one rule matches the call. For a line that only reads, a rule
+   * matches if it matches any command (so a deny or ask rule on `cat` holds
+   * inside `cat x | wc`; allowing is moot, reads are allowed anyway). For any
+   * other line, only if it matches every sub-command and nothing is written,
+   * so a single allow rule never allows more than `checkPermissions` would.
+   * Deny and ask rules matching only some sub-commands are applied by
+   * `checkPermissions`.
+   */
+  matchRule(ruleContent: string | null, input: BashInput): boolean {
+    if (ruleContent === null) return true;
+    const analysis = analyseCommandLine(input.command);
+    if (analysis === undefined) return matchesAnyFragment(ruleContent, input.command);
+    if (analysis.readOnly) {
+      return analysis.all.some((command) =>
+        command.matchTexts.some((text) => bashRuleMatches(ruleContent, text)),
+      );
+    }
+    if (analysis.safety.length > 0 || analysis.targets.length > 0) return false;
+    return (
+      analysis.parts.length > 0 &&
+      analysis.parts.every((part) => bashRuleMatches(ruleContent, part.text))
+    );
+  }
+
+  /** The own check: deny/ask rules on any sub-command, safety asks, rules per sub-command, edit modes. */
+  async checkPermissions(
+    input: BashInput,
+    context: PermissionContext,
+  ): Promise<PermissionDecision> {
+    let analysis: CommandAnalysis;
+    try {
+      analysis = await analyseCommandLineAsync(input.command);
+    } catch (error) {
+      return {
+        behavior: 'ask',
+        message: permissionMessages.ask(this.name),
+        decisionReason: `Safety: the command cannot be analysed (${error instanceof Error ? error.message : String(error)})`,
+        bypassImmune: true,
+      };
+    }
+    return decideBash(analysis, context, { cwd: this.cwd, home: this.home() });
+  }
+
+  /** One `{command} {subcommand}:*` rule per sub-command that is not read-only. */
+  suggestRules(input: BashInput): PermissionRule[] {
+    const analysis = analyseCommandLine(input.command);
+    if (analysis === undefined || analysis.safety.length > 0) return [];
+    return prefixRules(
+      analysis.parts.filter((part) => !(part.readsOnly && part.targets.length === 0)),
+    );
+  }
+
+  /** Runs the command, streaming its output. */
+  execute(input: BashInput, context: ToolContext): AsyncIterable<ToolChunk> {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.env };
+    delete env.CDPATH;
+    return runCommand({
+      command: input.command,
+      cwd: this.cwd,
+      env,
+      timeoutMs: Math.min(input.timeout ?? this.timeoutMs, MAX_TIMEOUT_MS),
+      signal: context.signal,
+      headChars: HEAD_CHARS,
+      tailChars: TAIL_CHARS,
+      killGraceMs: KILL_GRACE_MS,
+    });
+  }
+
+  private home(): string {
+    return this.env.HOME ?? process.env.HOME ?? homedir();
+  }
+}
+
+/**
+ * Before the grammar has loaded: whether the rule matches the whole line or
+ * any piece of it between shell operators, also without leading assignments
+ * and with a program path reduced to its name. Errs towards matching.
+ */
+function matchesAnyFragment(ruleContent: string, command: string): boolean {
+  const fragments = [command, ...command.split(/[;&|\n()`$<>{}]+/)]
+    .map((fragment) => fragment.trim().replace(/\s+/g, ' '))
+    .filter((fragment) => fragment !== '');
+  return fragments.some((fragment) => {
+    const withoutAssignments = fragment.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, '');
+    const bareProgram = withoutAssignments.replace(/^\S*\//, '');
+    const unquoted = bareProgram.replace(/["'\\]/g, '');
+    return [fragment, withoutAssignments, bareProgram, unquoted].some((text) =>
+      bashRuleMatches(ruleContent, text),
+    );
+  });
+}

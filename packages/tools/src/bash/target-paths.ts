@@ -1,0 +1,208 @@
+import path from 'node:path';
+import { globSync } from 'tinyglobby';
+import {
+  dangerousPathReason,
+  globMayMatchDangerousName,
+  isDeviceWrite,
+} from '../shared/dangerous-paths.js';
+import { absolutePath, isInWorkingDirectory, realPath } from '../shared/paths.js';
+import type { CommandAnalysis, Target } from './analysis.js';
+
+/** A target path, as written (absolute) and with symlinks resolved. */
+export type ResolvedPath = { absolute: string; real: string };
+
+/** A target with every path it may stand for; `paths` undefined when that cannot be known. */
+export type ResolvedTarget = { target: Target; paths: ResolvedPath[] | undefined };
+
+/** Where a command runs and whose home `~` is. */
+export type ShellLocation = { cwd: string; home: string };
+
+const MAX_DIRECTORIES = 32;
+const MAX_GLOB_MATCHES = 500;
+
+/**
+ * Resolves every target of the line to the paths it may stand for. A
+ * relative path is taken against every directory the line may have `cd`-ed
+ * into before it (the start directory included, since a failed `cd` leaves it
+ * there), so a `cd` cannot make an outside path look inside. A glob is
+ * expanded against the file system now; no match stands for the literal name.
+ */
+export function resolveTargets(
+  analysis: CommandAnalysis,
+  location: ShellLocation,
+): ResolvedTarget[] {
+  const directories = possibleDirectories(analysis.directories, location);
+  return analysis.targets.map((target) => ({
+    target,
+    paths: resolveTarget(target, directories[target.cdIndex], location),
+  }));
+}
+
+/** Reasons a resolved target is a safety ask: dangerous files, devices, critical removals. */
+export function targetSafety(
+  resolved: readonly ResolvedTarget[],
+  workingDirectories: readonly string[],
+  home: string,
+): string[] {
+  const reasons: string[] = [];
+  for (const { target, paths } of resolved) {
+    const word = target.word;
+    if (word.glob && !word.dynamic) {
+      const pattern = path.posix.basename(word.value);
+      if (
+        pattern.startsWith('.') &&
+        globMayMatchDangerousName((name) => segmentGlobMatches(pattern, name))
+      ) {
+        reasons.push(`${word.value} may expand to a sensitive file`);
+      }
+    }
+    for (const { absolute, real } of paths ?? []) {
+      const danger = dangerousPathReason(absolute) ?? dangerousPathReason(real);
+      if (danger !== undefined) reasons.push(danger);
+      if (isDeviceWrite(absolute) || isDeviceWrite(real))
+        reasons.push(`writes to the device ${absolute}`);
+      if (target.kind === 'remove')
+        reasons.push(...criticalRemoval(absolute, real, target, workingDirectories, home));
+    }
+  }
+  return [...new Set(reasons)];
+}
+
+/** Targets that are not inside a working directory (or cannot be known), as text for the reason. */
+export function targetsOutside(
+  resolved: readonly ResolvedTarget[],
+  workingDirectories: readonly string[],
+): string[] {
+  return resolved.flatMap(({ target, paths }) => {
+    if (paths === undefined)
+      return [`${target.word.text || 'an argument read from input'} (unknown path)`];
+    return paths
+      .filter((item) => !isInWorkingDirectory(workingDirectories, item.real))
+      .map((item) => item.real);
+  });
+}
+
+function criticalRemoval(
+  absolute: string,
+  real: string,
+  target: Target,
+  workingDirectories: readonly string[],
+  home: string,
+): string[] {
+  for (const candidate of [absolute, real]) {
+    if (candidate === '/' || candidate === home || path.dirname(candidate) === '/')
+      return [`removal of ${candidate}`];
+    if (!target.contents && workingDirectories.includes(candidate))
+      return [`removal of the working directory ${candidate}`];
+  }
+  const word = target.word;
+  if (word.glob && /^(\*|\.\*|\*\.\*|\*\*)$/.test(path.posix.basename(word.value))) {
+    const directory = path.dirname(absolute);
+    if (
+      word.value === '*' ||
+      directory === '/' ||
+      directory === home ||
+      workingDirectories.includes(directory)
+    ) {
+      return [`removal of everything matching ${word.value}`];
+    }
+  }
+  return [];
+}
+
+/** The directories each target may be resolved against, indexed by how many `cd`s came before it. */
+function possibleDirectories(
+  changes: readonly (string | undefined)[],
+  location: ShellLocation,
+): (Set<string> | undefined)[] {
+  let current: Set<string> | undefined = new Set([location.cwd]);
+  const result: (Set<string> | undefined)[] = [current];
+  for (const change of changes) {
+    if (current !== undefined && change !== undefined && isKnownHome(change)) {
+      const next: Set<string> = new Set(current);
+      for (const directory of current) next.add(absolutePath(directory, change, location.home));
+      current = next.size > MAX_DIRECTORIES ? undefined : next;
+    } else {
+      current = undefined;
+    }
+    result.push(current);
+  }
+  return result;
+}
+
+function resolveTarget(
+  target: Target,
+  directories: Set<string> | undefined,
+  location: ShellLocation,
+): ResolvedPath[] | undefined {
+  const word = target.word;
+  if (word.dynamic || !isKnownHome(word.value)) return undefined;
+  const absolute = path.isAbsolute(word.value) || word.tilde;
+  const bases = absolute
+    ? [location.cwd]
+    : directories === undefined
+      ? undefined
+      : [...directories];
+  if (bases === undefined) return undefined;
+  const paths: ResolvedPath[] = [];
+  for (const base of bases) {
+    if (!word.glob) {
+      const full = absolutePath(base, word.value, location.home);
+      paths.push({ absolute: full, real: realPath(full) });
+      continue;
+    }
+    const expanded = expandGlob(base, word.value, word.literalPrefix, location.home);
+    if (expanded === undefined) return undefined;
+    paths.push(...expanded);
+  }
+  return paths;
+}
+
+/** The paths a glob matches now, or the literal pattern path when nothing matches (bash passes it on). */
+function expandGlob(
+  base: string,
+  value: string,
+  literalPrefix: string,
+  home: string,
+): ResolvedPath[] | undefined {
+  const cut = literalPrefix.lastIndexOf('/');
+  const directory = absolutePath(
+    base,
+    cut === -1 ? '.' : literalPrefix.slice(0, cut + 1) || '/',
+    home,
+  );
+  const pattern = value.slice(cut + 1);
+  if (pattern.split('/').includes('..')) return undefined;
+  const matches = globSync(pattern, {
+    cwd: directory,
+    absolute: true,
+    dot: false,
+    onlyFiles: false,
+    expandDirectories: false,
+    followSymbolicLinks: false,
+  });
+  if (matches.length > MAX_GLOB_MATCHES) return undefined;
+  const found =
+    matches.length === 0
+      ? [path.join(directory, pattern)]
+      : matches.map((match) => path.normalize(match));
+  return found.map((absolute) => ({ absolute, real: realPath(absolute) }));
+}
+
+/** Paths starting `~name` expand to another user's home, which we do not look up. */
+function isKnownHome(value: string): boolean {
+  return !value.startsWith('~') || value === '~' || value.startsWith('~/');
+}
+
+/** Whether a one-segment glob (`*`, `?`, `[..]`) matches a name. */
+function segmentGlobMatches(pattern: string, name: string): boolean {
+  const source = pattern
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
+  try {
+    return new RegExp(`^${source}$`).test(name);
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,208 @@
+import type { Assignment, Word } from './syntax.js';
+import { scanArguments } from './options.js';
+
+/**
+ * How a command runs other commands:
+ * - `transparent`: runs the rest of its arguments as a command (`time`, `env`, `nice`);
+ * - `privileged`: the same, as another user (`sudo`) — always a safety ask;
+ * - `xargs`: runs a command with arguments read from input;
+ * - `find`: runs commands from `-exec`/`-ok` clauses;
+ * - `shell`: runs a script given as text (`sh -c`, `eval`, `watch`), parsed in turn;
+ * - `opaque`: runs code we cannot see (`bash script.sh`, `source x`, `sudo -s`).
+ */
+export type WrapperKind = 'transparent' | 'privileged' | 'xargs' | 'find' | 'shell' | 'opaque';
+
+/** A command a wrapper runs: its assignments and words. */
+export type InnerInvocation = { assignments: Assignment[]; words: Word[] };
+
+/** What a wrapper runs: inner commands, or scripts to parse. */
+export type Unwrapped = { kind: WrapperKind; commands: InnerInvocation[]; scripts: string[] };
+
+const SHELLS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'fish',
+  'csh',
+  'tcsh',
+  'busybox',
+]);
+const OPAQUE = new Set(['source', '.', 'trap', 'alias', 'fc', 'coproc', 'enable', 'shopt', 'bind']);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** Options taking a value, per transparent wrapper. */
+const TRANSPARENT: Record<string, { short: string; long: string[]; operands?: number }> = {
+  time: { short: 'fo', long: ['format', 'output'] },
+  nice: { short: 'n', long: ['adjustment'] },
+  nohup: { short: '', long: [] },
+  timeout: { short: 'sk', long: ['signal', 'kill-after'], operands: 1 },
+  stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },
+  command: { short: '', long: [] },
+  builtin: { short: '', long: [] },
+  exec: { short: 'a', long: [] },
+  ionice: { short: 'cnp', long: ['class', 'classdata', 'pid'] },
+  setsid: { short: '', long: [] },
+  env: { short: 'u', long: ['unset'] },
+};
+
+const PRIVILEGED: Record<string, string> = {
+  sudo: 'ughpCDrtUT',
+  doas: 'uC',
+  pkexec: '',
+  run0: 'uD',
+};
+
+const XARGS_VALUES = {
+  short: 'IiLlnPsdEea',
+  long: [
+    'arg-file',
+    'delimiter',
+    'eof',
+    'replace',
+    'max-lines',
+    'max-args',
+    'max-procs',
+    'max-chars',
+    'process-slot-var',
+  ],
+};
+
+/**
+ * What a command runs besides itself, or undefined when it runs nothing
+ * else. Options are read as the wrapper would read them, so the inner
+ * command is found where the wrapper finds it (`timeout -s KILL 5 rm x` runs `rm x`).
+ */
+export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
+  if (SHELLS.has(name)) return shell(args);
+  if (OPAQUE.has(name)) return { kind: 'opaque', commands: [], scripts: [] };
+  if (name === 'eval') return script(args);
+  if (name === 'watch') return watch(args);
+  if (name === 'xargs') return xargs(args);
+  if (name === 'find') return find(args);
+  if (name === 'su') return su(args);
+  const privileged = PRIVILEGED[name];
+  if (privileged !== undefined) return prefixed('privileged', args, privileged, []);
+  const spec = TRANSPARENT[name];
+  if (spec === undefined) return undefined;
+  if (name === 'command' && args.some((arg) => arg.value === '-v' || arg.value === '-V'))
+    return undefined;
+  if (
+    name === 'env' &&
+    args.some((arg) => /^(-[^-]*[SC]|--split-string|--chdir)/.test(arg.value))
+  ) {
+    return { kind: 'opaque', commands: [], scripts: [] };
+  }
+  return prefixed('transparent', args, spec.short, spec.long, spec.operands ?? 0);
+}
+
+/** `wrapper [options] [skip operands] [NAME=value…] command args…` */
+function prefixed(
+  kind: WrapperKind,
+  args: readonly Word[],
+  short: string,
+  long: readonly string[],
+  skipOperands = 0,
+): Unwrapped | undefined {
+  const start = firstOperand(args, short, long);
+  const rest = args.slice(start + skipOperands);
+  const assignments: Assignment[] = [];
+  let index = 0;
+  for (; index < rest.length && ASSIGNMENT.test(rest[index]?.value ?? ''); index++) {
+    const word = rest[index];
+    if (word === undefined) break;
+    const equals = word.value.indexOf('=');
+    assignments.push({
+      name: word.value.slice(0, equals),
+      value: { ...word, value: word.value.slice(equals + 1) },
+    });
+  }
+  const words = rest.slice(index);
+  if (words.length === 0) {
+    return assignments.length === 0 && kind === 'privileged'
+      ? { kind: 'opaque', commands: [], scripts: [] }
+      : undefined;
+  }
+  return { kind, commands: [{ assignments, words }], scripts: [] };
+}
+
+/** Index of the first argument that is not an option or an option's value. */
+function firstOperand(args: readonly Word[], short: string, long: readonly string[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]?.value ?? '';
+    if (text === '--') return i + 1;
+    if (!text.startsWith('-') || text === '-') return i;
+    if (text.startsWith('--')) {
+      if (!text.includes('=') && long.includes(text.slice(2))) i++;
+      continue;
+    }
+    const letters = text.slice(1);
+    const valueAt = [...letters].findIndex((letter) => short.includes(letter));
+    if (valueAt === letters.length - 1) i++;
+  }
+  return args.length;
+}
+
+function shell(args: readonly Word[]): Unwrapped {
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]?.value ?? '';
+    if (!text.startsWith('-') && !text.startsWith('+')) break;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) {
+      const body = args[i + 1];
+      return body === undefined || body.dynamic
+        ? { kind: 'opaque', commands: [], scripts: [] }
+        : { kind: 'shell', commands: [], scripts: [body.value] };
+    }
+  }
+  return { kind: 'opaque', commands: [], scripts: [] };
+}
+
+function script(args: readonly Word[]): Unwrapped {
+  if (args.some((arg) => arg.dynamic)) return { kind: 'opaque', commands: [], scripts: [] };
+  return { kind: 'shell', commands: [], scripts: [args.map((arg) => arg.value).join(' ')] };
+}
+
+function watch(args: readonly Word[]): Unwrapped {
+  const start = firstOperand(args, 'nq', ['interval', 'differences', 'equexit']);
+  const rest = args.slice(start);
+  const exec = args.slice(0, start).some((arg) => /^-[a-z]*x|^--exec$/.test(arg.value));
+  if (exec)
+    return { kind: 'transparent', commands: [{ assignments: [], words: rest }], scripts: [] };
+  return script(rest);
+}
+
+function su(args: readonly Word[]): Unwrapped {
+  const scanned = scanArguments(args, { short: 'cgGs', long: ['command', 'group', 'shell'] });
+  const command = scanned.options.find(
+    (option) => option.name === '-c' || option.name === '--command',
+  );
+  const body = command?.value;
+  if (body === undefined || body.dynamic) return { kind: 'opaque', commands: [], scripts: [] };
+  return { kind: 'privileged', commands: [], scripts: [body.value] };
+}
+
+function xargs(args: readonly Word[]): Unwrapped {
+  const start = firstOperand(args, XARGS_VALUES.short, XARGS_VALUES.long);
+  const words = args.slice(start);
+  return { kind: 'xargs', commands: [{ assignments: [], words }], scripts: [] };
+}
+
+const EXEC_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+function find(args: readonly Word[]): Unwrapped | undefined {
+  const commands: InnerInvocation[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!EXEC_ACTIONS.has(args[i]?.value ?? '')) continue;
+    const words: Word[] = [];
+    for (i++; i < args.length; i++) {
+      const word = args[i];
+      if (word === undefined || word.value === ';' || word.value === '+') break;
+      words.push(word);
+    }
+    if (words.length > 0) commands.push({ assignments: [], words });
+  }
+  return commands.length === 0 ? undefined : { kind: 'find', commands, scripts: [] };
+}

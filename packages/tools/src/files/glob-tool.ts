@@ -1,0 +1,68 @@
+import { glob } from 'tinyglobby';
+import { z } from 'zod';
+import type { ToolContext, ToolOutput } from '@parley/core';
+import { FileToolError } from '../errors.js';
+import { FileTool } from './file-tool.js';
+import { GitignoreMatcher } from './gitignore.js';
+import { statOrThrow } from './stat.js';
+
+const MAX_RESULTS = 200;
+
+const globInput = z.object({
+  pattern: z.string().min(1).describe('The glob to match, e.g. "**/*.ts" or "src/**/index.*".'),
+  path: z
+    .string()
+    .optional()
+    .describe('The directory to search in (default: the working directory).'),
+});
+
+/** The input of `Glob`. */
+export type GlobInput = z.output<typeof globInput>;
+
+/**
+ * Finds files by glob pattern (tinyglobby), skipping `.git` and files the
+ * repository's `.gitignore` files exclude. Paths come back absolute and
+ * sorted; at most 200, with a note when there were more. Read-only.
+ */
+export class Glob extends FileTool<GlobInput> {
+  readonly name = 'Glob';
+  readonly description = [
+    'Finds files whose path matches a glob pattern ("**/*.ts", "src/**/*.test.ts").',
+    'Returns absolute paths, sorted, skipping files ignored by .gitignore.',
+    'Use it to find files by name; use Grep to search their content.',
+  ].join(' ');
+  readonly inputSchema = globInput;
+  readonly idempotent = true;
+  protected readonly reads = true;
+  protected readonly targetsDirectory = true;
+
+  protected pathOf(input: GlobInput): string {
+    return input.path ?? '.';
+  }
+
+  /** Lists the matching files. */
+  async execute(input: GlobInput, context: ToolContext): Promise<ToolOutput> {
+    const root = this.target(input).absolute;
+    if (!(await statOrThrow(root)).isDirectory()) {
+      throw new FileToolError('not_a_directory', root, `${root} is not a directory.`);
+    }
+    const gitignore = GitignoreMatcher.for(root);
+    const found = await glob(input.pattern, {
+      cwd: root,
+      absolute: true,
+      dot: true,
+      onlyFiles: true,
+      ignore: ['**/.git/**'],
+      signal: context.signal,
+    });
+    const files = found.filter((file) => !gitignore.ignores(file)).sort();
+    const shown = files.slice(0, MAX_RESULTS);
+    const metadata = { root, count: files.length, truncated: files.length > shown.length };
+    if (files.length === 0) return { output: 'No files found.', metadata };
+    const note =
+      files.length > shown.length
+        ? `\n(Showing ${shown.length} of ${files.length} files; use a narrower pattern or path.)`
+        : '';
+    return { output: shown.join('\n') + note, metadata };
+  }
+}
