@@ -11,3 +11,4 @@ export * from './event/index.js';
 export * from './state/index.js';
 export * from './session/index.js';
 export * from './agent/index.js';
+export * from './session/runner/index.js';

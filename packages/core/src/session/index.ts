@@ -17,4 +17,8 @@ export { fromAuditRecordRow, toAuditRecordRow } from './audit-record-row.js';
 export { decodeStoredState, encodeStoredState } from './stored-state.js';
 export type { StoreMigration } from './migrations.js';
 export { pendingMigrations } from './migrations.js';
-export { InvalidAuditRecordError, StoreMigrationError } from './store-errors.js';
+export {
+  InvalidAuditRecordError,
+  StoreCapabilityError,
+  StoreMigrationError,
+} from './store-errors.js';

@@ -27,3 +27,18 @@ export class StoreMigrationError extends ParleyError {
     super('store_migration', message, options);
   }
 }
+
+/**
+ * The session store lacks an optional method a feature needs (e.g.
+ * `listDue` for `Sessions.expireDue`, `listAudit` for `Sessions.audit`).
+ */
+export class StoreCapabilityError extends ParleyError {
+  readonly method: string;
+  constructor(method: string, neededBy: string) {
+    super(
+      'store_capability',
+      `The session store does not implement ${method}, which ${neededBy} needs.`,
+    );
+    this.method = method;
+  }
+}

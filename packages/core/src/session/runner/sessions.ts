@@ -1,0 +1,175 @@
+import type { ReplyInput, ReplyOptions } from '../../agent/index.js';
+import { ConcurrentResumeError, InvalidInputError, StaleSessionError } from '../../errors/index.js';
+import type { AgentEvent } from '../../event/index.js';
+import type { Msg } from '../../message/index.js';
+import type { AuditRecord } from '../audit-record.js';
+import type { SessionStore, StoredSession } from '../session-store.js';
+import { StoreCapabilityError } from '../store-errors.js';
+import { SessionCall } from './session-call.js';
+import type { SessionAgentOptions, SessionCallSetup } from './session-call.js';
+
+/**
+ * Options of `new Sessions(...)`. `agent`: the options every session's agent
+ * is built with (as for `new Agent`, without `state`, `sessionId`,
+ * `checkpoint` and `clock`, which the runner provides), or a function of the
+ * session id that gives them. `clock`: the time deadlines and audit records
+ * are stamped with (default: the system clock).
+ */
+export type SessionsOptions = {
+  store: SessionStore;
+  agent: SessionAgentOptions | ((sessionId: string) => SessionAgentOptions);
+  clock?: () => Date;
+};
+
+/**
+ * Per-call options of `Sessions.reply` / `replyStream`. `approver`: who is
+ * answering (an id from your auth), written into the audit records of the
+ * decisions this call applies. `signal`: aborting cancels the reply.
+ */
+export type SessionReplyOptions = { approver?: string; signal?: AbortSignal };
+
+/** What `expireDue` did: settled, left alone (answered meanwhile, not due after all), failed. */
+export type ExpirySweep = {
+  expired: string[];
+  skipped: string[];
+  failed: { sessionId: string; error: unknown }[];
+};
+
+/**
+ * Runs agents on stored sessions. Each call loads the session, runs one
+ * reply (or resumes the parked one) on a fresh agent, and saves the state
+ * after every step with the version it last read, together with the audit
+ * records of the decisions that step made. Two callers answering the same
+ * parked reply cannot both win: the loser gets `ConcurrentResumeError` (or
+ * `StaleReplyError` when the winner's claim was already stored) and none of
+ * its tools run. A tool call claimed by a process that stopped is never run
+ * again (unless its tool is `idempotent`). Nothing is kept in memory between
+ * calls, so any process can serve any call.
+ *
+ * @example
+ * const sessions = new Sessions({ store, agent: { name: 'assistant', model, toolkit, parkTimeout: 3_600_000 } });
+ * const waiting = await sessions.reply('s1', 'Write a note');
+ * // later, maybe in another process:
+ * await sessions.reply('s1', userConfirmResultEvent({ replyId, confirmResults }), { approver: 'ada' });
+ */
+export class Sessions {
+  private readonly store: SessionStore;
+  private readonly agentOptions: SessionsOptions['agent'];
+  private readonly clock: () => Date;
+
+  constructor(options: SessionsOptions) {
+    this.store = options.store;
+    this.agentOptions = options.agent;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /**
+   * Runs a reply on session `sessionId` (created if it does not exist) and
+   * resolves to its final message, or to the waiting notice when it parks.
+   * `input` is what `Agent.reply` takes: new input, or an answer to the
+   * parked reply. A model failure rejects after the reply was closed and saved.
+   */
+  async reply(
+    sessionId: string,
+    input?: ReplyInput,
+    options: SessionReplyOptions = {},
+  ): Promise<Msg> {
+    const call = await this.open(sessionId, input, options);
+    return call.agent.reply(input, agentCallOptions(options));
+  }
+
+  /**
+   * `reply` as a stream of events. Leaving the loop early cancels the reply;
+   * the cancelled state is saved.
+   */
+  async *replyStream(
+    sessionId: string,
+    input?: ReplyInput,
+    options: SessionReplyOptions = {},
+  ): AsyncGenerator<AgentEvent, void, undefined> {
+    const call = await this.open(sessionId, input, options);
+    let outcome: 'left' | 'ended' = 'left';
+    try {
+      yield* call.agent.replyStream(input, agentCallOptions(options));
+      outcome = 'ended';
+    } catch (error) {
+      outcome = 'ended';
+      throw error;
+    } finally {
+      if (outcome === 'left') await call.persistAfterLeaving();
+    }
+  }
+
+  /** The stored session (`undefined` when there is none). */
+  load(sessionId: string): Promise<StoredSession | undefined> {
+    return this.store.load(sessionId);
+  }
+
+  /** The audit trail of a session, in the order it was written. */
+  audit(sessionId: string): Promise<AuditRecord[]> {
+    if (this.store.listAudit === undefined) {
+      throw new StoreCapabilityError('listAudit', 'Sessions.audit');
+    }
+    return this.store.listAudit(sessionId);
+  }
+
+  /**
+   * Settles the parked replies whose deadline is at or before `now`, as
+   * their agent's `onExpire` says (deny: the model hears the request expired
+   * and goes on; interrupt: the reply ends). Meant for a timer in a service;
+   * replies are also settled when next touched. A session answered in the
+   * meantime is skipped. Needs a store with `listDue`.
+   */
+  async expireDue(
+    now: Date = this.clock(),
+    options: { limit?: number } = {},
+  ): Promise<ExpirySweep> {
+    if (this.store.listDue === undefined) {
+      throw new StoreCapabilityError('listDue', 'Sessions.expireDue');
+    }
+    const ids = await this.store.listDue(now.toISOString(), options.limit);
+    const sweep: ExpirySweep = { expired: [], skipped: [], failed: [] };
+    for (const sessionId of ids) {
+      try {
+        const call = await SessionCall.openExpired(this.setup(sessionId, now, null));
+        if (call === undefined) {
+          sweep.skipped.push(sessionId);
+          continue;
+        }
+        await call.agent.reply();
+        sweep.expired.push(sessionId);
+      } catch (error) {
+        if (error instanceof ConcurrentResumeError || error instanceof StaleSessionError) {
+          sweep.skipped.push(sessionId);
+        } else {
+          sweep.failed.push({ sessionId, error });
+        }
+      }
+    }
+    return sweep;
+  }
+
+  private async open(
+    sessionId: string,
+    input: unknown,
+    options: SessionReplyOptions,
+  ): Promise<SessionCall> {
+    const approver = options.approver;
+    if (approver !== undefined && (typeof approver !== 'string' || approver === '')) {
+      throw new InvalidInputError(
+        'The approver must be a non-empty string (an id from your auth).',
+      );
+    }
+    return SessionCall.open(this.setup(sessionId, this.clock(), approver ?? null), input);
+  }
+
+  private setup(sessionId: string, now: Date, approver: string | null): SessionCallSetup {
+    const agent =
+      typeof this.agentOptions === 'function' ? this.agentOptions(sessionId) : this.agentOptions;
+    return { store: this.store, sessionId, agent, now, clock: this.clock, approver };
+  }
+}
+
+function agentCallOptions(options: SessionReplyOptions): ReplyOptions {
+  return options.signal === undefined ? {} : { signal: options.signal };
+}
