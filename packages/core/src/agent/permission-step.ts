@@ -41,8 +41,9 @@ export function resolveCall(run: ReplyRun, call: ToolCallBlock): Resolved {
 /**
  * Steps 1 and 2 of acting: resolve the call, then ask the permission engine
  * through the `onCheckPermission` middlewares. A call the user confirmed
- * skips the engine but not the middlewares. An unknown tool or bad input
- * closes the call with an error result, whose events are returned.
+ * skips the engine but not the middlewares. An unknown tool, bad input or a
+ * permission check that throws closes the call with an error result, whose
+ * events are returned.
  */
 export async function evaluateCall(
   run: ReplyRun,
@@ -63,19 +64,26 @@ export async function evaluateCall(
         }
       : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
-  if (hooks.length === 0) {
-    decision = await inner({ ...run.info, toolCall: call, input, tool, confirmedByUser });
-  } else {
-    decision = await compose(
-      hooks,
-      inner,
-    )({
-      ...run.info,
-      toolCall: structuredClone(call),
-      input: structuredClone(input),
-      tool,
-      confirmedByUser,
-    });
+  try {
+    if (hooks.length === 0) {
+      decision = await inner({ ...run.info, toolCall: call, input, tool, confirmedByUser });
+    } else {
+      decision = await compose(
+        hooks,
+        inner,
+      )({
+        ...run.info,
+        toolCall: structuredClone(call),
+        input: structuredClone(input),
+        tool,
+        confirmedByUser,
+      });
+    }
+  } catch (error) {
+    // A permission check that fails never allows: the call gets an error
+    // result, like a tool that throws, and the loop goes on.
+    const text = error instanceof Error ? error.message : String(error);
+    return { ok: false, events: [...closeCall(run, call, text, 'error')] };
   }
   return { ok: true, evaluated: { tool, input, decision } };
 }
