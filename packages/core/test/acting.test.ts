@@ -284,6 +284,37 @@ describe('acting step 3: the decision (SPEC 3)', () => {
     expect(ofType(events, 'REPLY_END')[0]!.finishedReason).toBe('completed');
   });
 
+  it('a tool whose permission check throws gets an error result, never runs, and the loop goes on', async () => {
+    let runs = 0;
+    const broken = tool({
+      name: 'broken',
+      description: 'Its permission check fails.',
+      input: z.object({}),
+      checkPermissions: () => {
+        throw new Error('policy service unavailable');
+      },
+      execute: async () => {
+        runs += 1;
+        return 'ran';
+      },
+    });
+    const { agent, model } = setup(
+      [{ toolCalls: [{ id: 'b1', name: 'broken', input: {} }] }, { text: 'I could not.' }],
+      [broken],
+    );
+    const events = await collect(agent.replyStream('go'));
+    expect(types(eventsOfCall(events, 'b1')).slice(3)).toEqual([
+      'TOOL_RESULT_START',
+      'TOOL_RESULT_TEXT_DELTA',
+      'TOOL_RESULT_END',
+    ]);
+    expect(ofType(events, 'TOOL_RESULT_TEXT_DELTA')[0]!.delta).toBe('policy service unavailable');
+    expect(ofType(events, 'TOOL_RESULT_END')[0]!.state).toBe('error');
+    expect(runs).toBe(0);
+    expect(model.requests).toHaveLength(2);
+    expect(ofType(events, 'REPLY_END')[0]!.finishedReason).toBe('completed');
+  });
+
   it('a tool that fails mid-stream keeps what it streamed, then the error', async () => {
     const partial = tool({
       name: 'partial',
