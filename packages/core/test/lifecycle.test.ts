@@ -295,6 +295,24 @@ describe.each(modes)('parking and resuming (SPEC 1), %s', (mode) => {
   });
 });
 
+describe('answering from inside the stream loop (SPEC 1)', () => {
+  it('the agent is parked and free when a REQUIRE_* event arrives, so the caller may answer at once', async () => {
+    const log: string[] = [];
+    const { agent } = setup([{ toolCalls: [writeCall] }, { text: 'done' }], [makeWriteNote(log)]);
+    const inner: string[] = [];
+    for await (const event of agent.replyStream('write')) {
+      if (event.type === 'REQUIRE_USER_CONFIRM') {
+        expect(agent.state.reply?.status).toBe('parked');
+        const resumed = await collect(agent.replyStream(confirm(event.replyId, event.toolCalls)));
+        inner.push(...types(resumed));
+      }
+    }
+    expect(inner.at(-1)).toBe('REPLY_END');
+    expect(log).toEqual(['a.txt=hi']);
+    expect(agent.state.reply).toBeNull();
+  });
+});
+
 describe('calls that asked stay in the reply message while parked (SPEC 1, 2)', () => {
   it('the parked reply message holds the call as asking, with its suggested rules', async () => {
     const { agent } = setup([{ toolCalls: [writeCall] }], [makeWriteNote()]);
