@@ -65,6 +65,7 @@ async function chooseModel(
     message: `Run the scripted demo instead? (${demoLabel})`,
     default: true,
   });
+  if (!demo) screen.write('Set an API key or pass --model (see "parley --help").\n');
   return demo ? demoSpec : undefined;
 }
 
@@ -94,10 +95,11 @@ async function buildSetup(
     };
   }
   const toolSet = await createToolSet(toolNames, cwd);
-  const notes =
-    toolSet.unavailable.length === 0
-      ? []
-      : [`Not available in this build, left out: ${toolSet.unavailable.join(', ')}`];
+  const names = [...toolSet.tools.map((item) => item.name), AskUser.name].join(', ');
+  const notes = [`tools ${names} · in ${cwd}`];
+  if (toolSet.unavailable.length > 0) {
+    notes.push(`Not available in this build, left out: ${toolSet.unavailable.join(', ')}`);
+  }
   return {
     model: await createChatModel(choice.spec),
     tools: [...toolSet.tools, AskUser],

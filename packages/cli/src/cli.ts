@@ -53,6 +53,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     });
     return outcome.code;
   } catch (error) {
+    // Ctrl-C at a prompt before the session exists (the demo offer): just leave.
+    if (error instanceof Error && error.name === 'ExitPromptError') return 130;
     const known =
       error instanceof UsageError ||
       error instanceof ModelSpecError ||
