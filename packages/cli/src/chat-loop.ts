@@ -111,8 +111,8 @@ async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): 
 
 /**
  * The conversation: while the reply is parked, asks about the waiting calls
- * one at a time and sends each answer at once (a confirmed call runs while
- * the next question is on screen); otherwise reads the person's next
+ * one at a time and sends each answer at once (an allowed call runs, and
+ * its result shows, before the next question); otherwise reads the person's next
  * message. Returns when they leave with an exit word. Ctrl-C at a prompt
  * surfaces as inquirer's ExitPromptError, for the caller to park and save.
  */
