@@ -7,6 +7,7 @@ import {
   Toolkit,
   askUserResult,
   externalExecutionResultEvent,
+  parseAgentState,
   textOf,
   userConfirmResultEvent,
 } from '@parley/core';
@@ -74,7 +75,7 @@ describe('the scripted demo', () => {
     expect(waiting.toolCall.input).toContain('todo.md');
 
     // A JSON round trip mid-tour: a new process goes on exactly here.
-    agent = make(JSON.parse(JSON.stringify(agent.state)) as AgentState);
+    agent = make(parseAgentState(JSON.parse(JSON.stringify(agent.state))));
     waiting = only(agent);
     await answer(confirm('always'));
     expect((await readdir(directory)).sort()).toEqual(['ideas.md', 'todo.md', 'welcome.md']);

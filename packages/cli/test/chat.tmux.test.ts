@@ -2,14 +2,14 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, Toolkit, userConfirmResultEvent } from '@parley/core';
-import type { AgentEvent, ContentBlock, Msg, ToolResultBlock } from '@parley/core';
+import { Agent, Toolkit, externalExecutionResultEvent, userConfirmResultEvent } from '@parley/core';
+import type { AgentEvent, ContentBlock, ToolResultBlock } from '@parley/core';
 import { confirmResult } from '../src/confirm-prompt.js';
 import { demoModel } from '../src/demo-script.js';
 import { demoTools } from '../src/demo-tools.js';
-import { externalExecutionResultEvent } from '@parley/core';
 import { externalResult } from '../src/external-prompt.js';
-import { encodeSession } from '../src/session-file.js';
+import { decodeSession, encodeSession } from '../src/session-file.js';
+import type { SavedSession } from '../src/session-file.js';
 import { waitingCalls } from '../src/waiting-calls.js';
 import { startFakeOpenAI } from './fake-openai.js';
 import { TmuxTerminal, occurrences, parleyBin, tmuxAvailable } from './tmux.js';
@@ -57,26 +57,17 @@ function terminal(env: NodeJS.ProcessEnv, cwd: string, width = 120, height = 50)
   return made;
 }
 
-type SavedFile = {
-  settings: { model: string };
-  state: {
-    context: Msg[];
-    reply: { status: string } | null;
-    permission: { allowRules: { toolName: string }[] };
-  };
-};
-
-async function readSession(path: string): Promise<SavedFile> {
-  return JSON.parse(await readFile(path, 'utf8')) as SavedFile;
+async function readSession(path: string): Promise<SavedSession> {
+  return decodeSession(await readFile(path, 'utf8'), path);
 }
 
-function blocksOf(file: SavedFile): ContentBlock[] {
+function blocksOf(file: SavedSession): ContentBlock[] {
   return file.state.context.flatMap((message) =>
     typeof message.content === 'string' ? [] : message.content,
   );
 }
 
-function result(file: SavedFile, id: string): ToolResultBlock | undefined {
+function result(file: SavedSession, id: string): ToolResultBlock | undefined {
   return blocksOf(file).find(
     (block): block is ToolResultBlock => block.type === 'tool_result' && block.id === id,
   );
