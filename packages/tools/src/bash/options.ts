@@ -1,5 +1,5 @@
 import type { Word } from './syntax.js';
-import { quoteWord } from './syntax.js';
+import { wordSuffix } from './syntax.js';
 
 /** One option of a command line: `-r`, `-t DIR`, `--output=x`. */
 export type Option = { name: string; value: Word | undefined };
@@ -33,7 +33,7 @@ export function scanArguments(args: readonly Word[], spec: OptionSpec = {}): Sca
     if (text.startsWith('--')) {
       const equals = text.indexOf('=');
       if (equals !== -1) {
-        options.push({ name: text.slice(0, equals), value: slice(word, equals + 1) });
+        options.push({ name: text.slice(0, equals), value: wordSuffix(word, equals + 1) });
       } else if (long.has(text.slice(2))) {
         options.push({ name: text, value: args[++i] });
       } else {
@@ -46,7 +46,10 @@ export function scanArguments(args: readonly Word[], spec: OptionSpec = {}): Sca
         const letter = text[j] ?? '';
         if (short.includes(letter)) {
           const rest = text.slice(j + 1);
-          options.push({ name: `-${letter}`, value: rest === '' ? args[++i] : slice(word, j + 1) });
+          options.push({
+            name: `-${letter}`,
+            value: rest === '' ? args[++i] : wordSuffix(word, j + 1),
+          });
           break;
         }
         options.push({ name: `-${letter}`, value: undefined });
@@ -68,17 +71,4 @@ export function optionValues(scanned: ScannedArguments, ...names: string[]): Wor
   return scanned.options.flatMap((option) =>
     names.includes(option.name) && option.value !== undefined ? [option.value] : [],
   );
-}
-
-/** The part of a word after `from` characters of its value, as its own word. */
-function slice(word: Word, from: number): Word {
-  const value = word.value.slice(from);
-  const prefixCut = Math.max(0, word.literalPrefix.length - from);
-  return {
-    ...word,
-    value,
-    text: word.dynamic || word.glob ? value : quoteWord(value),
-    tilde: value.startsWith('~') && !word.dynamic,
-    literalPrefix: word.glob ? word.literalPrefix.slice(from, from + prefixCut) : value,
-  };
 }

@@ -86,3 +86,15 @@ export function quoteWord(value: string): string {
   if (PLAIN_WORD.test(value)) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
+
+/** The part of a word after `from` characters of its value, as a word of its own (`--output=x` → `x`). */
+export function wordSuffix(word: Word, from: number): Word {
+  const value = word.value.slice(from);
+  return {
+    ...word,
+    value,
+    text: word.dynamic || word.glob ? value : quoteWord(value),
+    tilde: !word.dynamic && value.startsWith('~'),
+    literalPrefix: word.glob ? word.literalPrefix.slice(from) : value,
+  };
+}

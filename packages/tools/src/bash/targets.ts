@@ -1,4 +1,5 @@
 import type { Redirect, Word } from './syntax.js';
+import { wordSuffix } from './syntax.js';
 import { isHarmlessSink } from '../shared/dangerous-paths.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
 
@@ -243,8 +244,7 @@ function gitTargets(args: readonly Word[]): TargetWord[] {
 }
 
 function afterEquals(word: Word): Word {
-  const at = word.value.indexOf('=') + 1;
-  return { ...word, value: word.value.slice(at), literalPrefix: word.literalPrefix.slice(at) };
+  return wordSuffix(word, word.value.indexOf('=') + 1);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Assignment, Word } from './syntax.js';
+import { wordSuffix } from './syntax.js';
 import { scanArguments } from './options.js';
 
 /**
@@ -115,10 +116,7 @@ function prefixed(
     const word = rest[index];
     if (word === undefined) break;
     const equals = word.value.indexOf('=');
-    assignments.push({
-      name: word.value.slice(0, equals),
-      value: { ...word, value: word.value.slice(equals + 1) },
-    });
+    assignments.push({ name: word.value.slice(0, equals), value: wordSuffix(word, equals + 1) });
   }
   const words = rest.slice(index);
   if (words.length === 0) {
