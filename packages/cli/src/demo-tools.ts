@@ -40,7 +40,7 @@ export function demoTools(directory: string): AnyTool[] {
       await mkdir(directory, { recursive: true });
       const names = (await readdir(directory)).filter((name) => name.endsWith(suffix));
       for (const name of names) await rm(join(directory, name), { force: true });
-      return `Deleted ${names.length} notes`;
+      return `Deleted ${names.length} note${names.length === 1 ? '' : 's'}`;
     },
   });
   const deploy = tool({

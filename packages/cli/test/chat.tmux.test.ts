@@ -172,6 +172,59 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
     });
   });
 
+  it('edits an input, refuses without a reason, and reports a failed external run', async () => {
+    const { directory, session, env } = await workspace();
+    const t = terminal(env, directory);
+    t.start(['node', parleyBin, 'chat', '--model', 'scripted:demo', '--session', session]);
+    await t.waitFor('› you');
+    t.type('hi');
+    t.press('Enter');
+    await t.waitFor('Allow write_note?');
+    t.press('Down', 'Down', 'Down', 'Enter');
+    await t.waitFor('Input (JSON): {"path":"welcome.md","content":"Hello from the Parley demo."}');
+    for (let i = 0; i < '."}'.length; i++) t.press('BSpace');
+    t.type(', edited."}');
+    t.press('Enter');
+    await t.waitFor('⎿ write_note ✓ Wrote 35 characters to welcome.md');
+
+    await t.waitFor('Allow delete_notes?');
+    t.press('Enter');
+    await t.waitFor('⎿ delete_notes ✓ Deleted 1 note');
+    await t.waitFor('Deleted (they were only demo notes).');
+
+    await t.waitFor('Allow write_note?', { count: 2 });
+    t.press('Down', 'Down', 'Enter');
+    await t.waitFor('Reason (optional, the model reads it):');
+    t.press('Enter');
+    await t.waitFor('Allow write_note?', { count: 3 });
+    t.press('Down', 'Down', 'Enter');
+    await t.waitFor('Reason (optional, the model reads it):', { count: 2 });
+    t.press('Enter');
+    await t.waitFor('0 of the 2 notes written.');
+
+    await t.waitFor('How did deploy go?');
+    t.press('Down', 'Enter');
+    await t.waitFor('Error (the model reads it):');
+    t.type('the build timed out');
+    t.press('Enter');
+    await t.waitFor('⎿ deploy ✗ the build timed out');
+    await t.waitFor('The deploy did not go through: "the build timed out". Noted.');
+
+    const saved = await readSession(session);
+    const edited = blocksOf(saved).find(
+      (block) => block.type === 'tool_call' && block.id === 'demo-1',
+    );
+    expect(edited).toMatchObject({
+      input: '{"path":"welcome.md","content":"Hello from the Parley demo, edited."}',
+    });
+    expect(result(saved, 'demo-3a')).toMatchObject({
+      state: 'denied',
+      output:
+        '<system-reminder>The execution of tool "write_note" is denied by user!</system-reminder>',
+    });
+    expect(result(saved, 'demo-4')).toMatchObject({ state: 'error' });
+  });
+
   it('Ctrl-C at a prompt parks the reply and saves; --session later resumes it there', async () => {
     const { directory, session, env } = await workspace();
     const t = terminal(env, directory);
