@@ -643,6 +643,7 @@ describe('cancelling with an AbortSignal (SPEC 5)', () => {
       'TEXT_BLOCK_END',
       'TOOL_CALL_START',
       'TOOL_CALL_DELTA',
+      'TOOL_CALL_END',
       'REPLY_END',
     ]);
     expect(ofType(events, 'REPLY_END')[0]!.finishedReason).toBe('interrupted');

@@ -1,5 +1,6 @@
 import type { PermissionRule, ToolCallBlock } from '../message/index.js';
 import type { AgentEvent } from '../event/index.js';
+import type { Tool } from '../tool/index.js';
 import { nowIso } from '../util/ids.js';
 import { executeCall, startCall } from './acting.js';
 import { mergeGenerators } from './merge.js';
@@ -18,12 +19,21 @@ type Batch = { concurrent: boolean; ids: string[] };
 type Runnable = { call: ToolCallBlock } & Evaluated;
 type Applied = 'closed' | 'ask' | 'external' | 'run';
 
+/** A tool's own answer; one that throws is treated as not safe (run alone, in order). */
+function concurrencySafe(tool: Tool<unknown>, input: unknown): boolean {
+  try {
+    return tool.isConcurrencySafe(input);
+  } catch {
+    return false;
+  }
+}
+
 /** Consecutive calls grouped by concurrency safety (unknown tools and bad input count as safe). */
 export function batchesOf(run: ReplyRun, calls: readonly ToolCallBlock[]): Batch[] {
   const batches: Batch[] = [];
   for (const call of calls) {
     const resolved = resolveCall(run, call);
-    const concurrent = !resolved.ok || resolved.tool.isConcurrencySafe(resolved.input);
+    const concurrent = !resolved.ok || concurrencySafe(resolved.tool, resolved.input);
     const last = batches.at(-1);
     if (last?.concurrent === concurrent) last.ids.push(call.id);
     else batches.push({ concurrent, ids: [call.id] });

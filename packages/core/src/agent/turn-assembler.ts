@@ -114,6 +114,9 @@ export class TurnAssembler {
    */
   abandon(out: AgentEvent[]): void {
     this.close(out);
+    for (const id of this.calls.keys()) {
+      if (!this.ended.has(id)) out.push(this.run.event('TOOL_CALL_END', { toolCallId: id }));
+    }
     this.run.removeCalls([...this.calls.keys()]);
   }
 

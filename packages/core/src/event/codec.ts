@@ -13,6 +13,26 @@ import {
 } from './schemas.js';
 
 /**
+ * A copy without `undefined`-valued keys, as a JSON round trip would give:
+ * a JavaScript caller writing `metadata: undefined` means "no metadata".
+ */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Object.getPrototypeOf(value) !== Object.prototype
+  ) {
+    return value;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry !== undefined) copy[key] = withoutUndefined(entry);
+  }
+  return copy;
+}
+
+/**
  * Encodes an event as JSON text (for SSE, a queue, a log). Events are plain
  * data, so this is `JSON.stringify`; `decodeEvent` reads it back.
  */
@@ -43,7 +63,7 @@ export function decodeEvent(value: unknown): AgentEvent | InputEvent {
  * @example parseInputEvent(await request.json())
  */
 export function parseInputEvent(value: unknown): InputEvent {
-  const object = eventObject(value);
+  const object = eventObject(withoutUndefined(value));
   const type = object['type'];
   if (isInputEventType(type)) return check<InputEvent>(inputEventSchemas[type], object);
   throw unknownType(

@@ -97,6 +97,9 @@ export function checkAskUserAnswers(input: AskUserInput, metadata: unknown): str
     if (answered.has(answer.question)) return `question '${answer.question}' is answered twice`;
     answered.add(answer.question);
     const labels = new Set(asked.options.map((option) => option.label));
+    if (new Set(answer.selected).size !== answer.selected.length) {
+      return `question '${answer.question}' has the same option selected twice`;
+    }
     const unknown = answer.selected.find((label) => !labels.has(label));
     if (unknown !== undefined)
       return `'${unknown}' is not an option of question '${answer.question}'`;
