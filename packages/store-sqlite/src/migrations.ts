@@ -67,6 +67,10 @@ export function applyMigrations(
   database: Database,
   migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
 ): void {
+  // A database already migrated needs no write lock: many processes opening
+  // one file at once would otherwise queue on it, one busy wait at a time.
+  const applied = appliedMigrations(database);
+  if (applied !== undefined && pendingMigrations(migrations, applied).length === 0) return;
   database
     .transaction(() => {
       database.exec(`
@@ -87,4 +91,17 @@ export function applyMigrations(
       }
     })
     .immediate();
+}
+
+/** What `schema_migrations` records, read without a lock; `undefined` before the first migration. */
+function appliedMigrations(database: Database): StoreMigration[] | undefined {
+  const table = database
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+    )
+    .get();
+  if (table === undefined) return undefined;
+  return database
+    .prepare<[], StoreMigration>('SELECT version, name FROM schema_migrations ORDER BY version')
+    .all();
 }
