@@ -137,6 +137,6 @@ export async function* executeCall(
   // Stored and persisted before it is announced: a caller that stops reading
   // at TOOL_RESULT_END must find the call finished as announced.
   run.finishCall(result);
-  await run.checkpoint('after_tool');
+  if (run.persists) await run.checkpoint('after_tool');
   yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
 }

@@ -265,7 +265,7 @@ export class Agent {
         if (run.signal.aborted) return yield* this.abort(run);
         return yield* this.finish(run, 'error', asError(error));
       }
-      await run.checkpoint('after_model');
+      if (run.persists) await run.checkpoint('after_model');
       if (calls.length === 0) return yield* this.finish(run, 'completed');
     }
   }

@@ -90,7 +90,7 @@ function* applyDecision(
 async function* runAll(run: ReplyRun, runnable: Runnable[]): AsyncGenerator<AgentEvent> {
   if (runnable.length === 0) return;
   for (const item of runnable) yield* startCall(run, item.call);
-  await run.checkpoint('before_tool');
+  if (run.persists) await run.checkpoint('before_tool');
   const [only] = runnable;
   if (runnable.length === 1 && only !== undefined) {
     yield* executeCall(run, run.call(only.call.id), only.tool, only.input);

@@ -164,6 +164,11 @@ export class ReplyRun {
     return call.state === 'submitted' || this.reply.executing.includes(call.id);
   }
 
+  /** Whether a checkpoint hook is set (without one, steps skip the await). */
+  get persists(): boolean {
+    return this.deps.checkpoint !== undefined;
+  }
+
   /** Persists through the agent's checkpoint hook; calls are serialized. */
   checkpoint(reason: CheckpointReason): Promise<void> {
     const hook = this.deps.checkpoint;

@@ -5,6 +5,7 @@ import type { AnyTool, Tool } from './types.js';
 /** The tools an agent may call, by name. */
 export class Toolkit {
   private readonly tools = new Map<string, Tool<unknown>>();
+  private schemaList: ToolSchema[] | undefined;
 
   constructor(tools: readonly AnyTool[] = []) {
     for (const item of tools) this.add(item);
@@ -16,6 +17,7 @@ export class Toolkit {
       throw new InvalidInputError(`Toolkit already has a tool named '${item.name}'.`);
     }
     this.tools.set(item.name, item as Tool<unknown>);
+    this.schemaList = undefined;
   }
 
   /** The tool of that name, if any. */
@@ -28,12 +30,13 @@ export class Toolkit {
     return [...this.tools.values()];
   }
 
-  /** What the model is told about the tools. */
+  /** What the model is told about the tools (built once, rebuilt after `add`). */
   schemas(): ToolSchema[] {
-    return this.list().map((item) => ({
+    this.schemaList ??= this.list().map((item) => ({
       name: item.name,
       description: item.description,
       inputSchema: item.jsonSchema(),
     }));
+    return this.schemaList;
   }
 }
