@@ -92,8 +92,11 @@ describe('wrappers', () => {
     expect(await inner('timeout -s KILL 5 rm x')).toEqual(['rm x']);
     expect(await inner('nice -n 5 env A=1 rm x')).toEqual(['A=1 rm x', 'env A=1 rm x']);
     expect(await inner('sudo -u root rm x')).toEqual(['rm x']);
-    expect(await inner('xargs -n 1 -I{} rm {}')).toEqual(['rm {}']);
-    expect(await inner('find . -exec rm {} \\; -exec touch {} +')).toEqual(['rm {}', 'touch {}']);
+    expect(await inner('xargs -n 1 -I{} rm {}')).toEqual(["rm '{}'"]);
+    expect(await inner('find . -exec rm {} \\; -exec touch {} +')).toEqual([
+      "rm '{}'",
+      "touch '{}'",
+    ]);
     expect(await inner("bash -c 'rm x; ls'")).toEqual(['rm x', 'ls']);
     expect(await inner("eval 'rm x'")).toEqual(['rm x']);
     expect(await inner("watch -n 1 'rm x'")).toEqual(['rm x']);

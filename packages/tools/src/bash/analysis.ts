@@ -82,6 +82,7 @@ const HAZARD_TEXT: Record<Hazard['kind'], string> = {
   'unsupported-syntax': 'shell syntax that cannot be analysed',
   'line-continuation': 'a backslash-newline inside a word',
   'hidden-character': 'an invisible or look-alike character',
+  'brace-expansion': 'a brace expansion too large to analyse',
 };
 
 const NESTED_SCRIPT_LIMIT = 3;

@@ -9,7 +9,7 @@ import type {
   Word,
 } from './syntax.js';
 import { literalWord } from './syntax.js';
-import { decodeWord, type WordSink } from './words.js';
+import { decodeWord, decodeWords, type WordSink } from './words.js';
 
 /** Statements that group others without hiding anything: walked through. */
 const SEQUENCES = new Set(['program', 'list', 'pipeline', 'negated_command']);
@@ -230,9 +230,14 @@ class ScriptWalker implements WordSink {
       const field = node.fieldNameForChild(i);
       if (child.type === 'variable_assignment') assignments.push(this.assignment(child));
       else if (REDIRECT_NODES.has(child.type)) own.push(...this.redirect(child, statements));
-      else if (field === 'name') words.push(decodeWord(child.firstNamedChild ?? child, this));
-      else if (field === 'argument') words.push(decodeWord(child, this));
-      else if (child.type !== 'comment') this.hazard('unsupported-syntax', child);
+      else if (field === 'name' || field === 'argument') {
+        const decoded = decodeWords(
+          field === 'name' ? (child.firstNamedChild ?? child) : child,
+          this,
+        );
+        if (decoded === undefined) this.hazard('brace-expansion', child);
+        words.push(...(decoded ?? [decodeWord(child, this)]));
+      } else if (child.type !== 'comment') this.hazard('unsupported-syntax', child);
     });
     this.push('command', assignments, words, [...own, ...inherited]);
     for (const statement of statements) this.visit(statement, inherited);
@@ -268,7 +273,9 @@ class ScriptWalker implements WordSink {
         assignments.push({ name: child.text, value: undefined });
         words.push(literalWord(child.text));
       } else if (WORD_NODES.has(child.type)) {
-        words.push(decodeWord(child, this));
+        const decoded = decodeWords(child, this);
+        if (decoded === undefined) this.hazard('brace-expansion', child);
+        words.push(...(decoded ?? [decodeWord(child, this)]));
       } else {
         this.hazard('unsupported-syntax', child);
       }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { permissionMessages } from '@parley/core';
 import type { PermissionContext, PermissionDecision, PermissionRule } from '@parley/core';
+import { isHarmlessSink } from '../shared/dangerous-paths.js';
 import { isEditMode } from '../shared/file-permissions.js';
 import { escapeGlob, matchesFileRule } from '../shared/glob-rule.js';
 import { isInWorkingDirectory, workingDirectories } from '../shared/paths.js';
@@ -162,6 +163,7 @@ function grants(
       continue;
     }
     for (const item of paths) {
+      if (isHarmlessSink(item.absolute)) continue;
       const inside = isInWorkingDirectory(directories, item.real);
       if (target.via === 'argument') {
         if (!inside) outside.push(item.real);

@@ -10,7 +10,7 @@ export type Word = {
   value: string;
   /** The canonical text rules are matched against: the value, shell-quoted when needed. */
   text: string;
-  /** Holds unquoted glob or brace characters, so the shell may expand it. */
+  /** Holds unquoted glob characters (`*`, `?`, `[`), so the shell may expand it to file names. */
   glob: boolean;
   /** Starts with an unquoted `~` (home-directory expansion). */
   tilde: boolean;
@@ -59,7 +59,8 @@ export type HazardKind =
   | 'function'
   | 'unsupported-syntax'
   | 'line-continuation'
-  | 'hidden-character';
+  | 'hidden-character'
+  | 'brace-expansion';
 
 /** A construct found in the command that cannot be analysed, with its source text. */
 export type Hazard = { kind: HazardKind; text: string };

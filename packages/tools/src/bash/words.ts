@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { expandBraces, type Segment } from './braces.js';
 import type { HazardKind, Word } from './syntax.js';
 import { quoteWord } from './syntax.js';
 
@@ -10,54 +11,99 @@ export interface WordSink {
   descend(node: Node): void;
 }
 
-type Piece = {
-  value: string;
-  glob: boolean;
-  tilde: boolean;
-  dynamic: boolean;
-  /** Literal value before the first unquoted glob character, when `glob`. */
-  prefix: string;
-};
+/** A decoded word as runs of quoted and unquoted characters; `dynamic` when an expansion is in it. */
+type Piece = { segments: Segment[]; dynamic: boolean };
+
+const GLOB_CHARACTERS = /[*?[]/;
 
 /**
  * Decodes a word-like node (word, string, raw string, ANSI-C string,
  * concatenation, expansion, substitution) into its value after quote
  * removal, the way bash would, and reports expansions and substitutions to
- * the sink. `r""m` and `\rm` decode to `rm`; `$'\x72m'` too.
+ * the sink. `r""m` and `\rm` decode to `rm`; `$'\x72m'` too. No brace
+ * expansion: for redirection targets and assignment values.
  */
 export function decodeWord(node: Node, sink: WordSink): Word {
-  const piece = decodePiece(node, sink, true);
-  const raw = piece.dynamic || piece.glob || piece.tilde;
+  const piece = decodePiece(node, sink);
+  return toWord(piece.segments, piece.dynamic, node.text);
+}
+
+/**
+ * Decodes a command word with bash's brace expansion, which may turn it into
+ * several words (`{rm,-rf,/}` is `rm -rf /`); undefined when it would make
+ * too many to analyse.
+ */
+export function decodeWords(node: Node, sink: WordSink): Word[] | undefined {
+  const piece = decodePiece(node, sink);
+  if (
+    piece.dynamic ||
+    !piece.segments.some((segment) => !segment.quoted && segment.text.includes('{'))
+  ) {
+    return [toWord(piece.segments, piece.dynamic, node.text)];
+  }
+  const expanded = expandBraces(piece.segments);
+  if (expanded === undefined) return undefined;
+  return expanded.length === 1
+    ? [toWord(piece.segments, false, node.text)]
+    : expanded.map((segments) => toWord(segments, false, undefined));
+}
+
+function toWord(segments: readonly Segment[], dynamic: boolean, source: string | undefined): Word {
+  const value = segments.map((segment) => segment.text).join('');
+  const globAt = firstUnquotedGlob(segments);
+  const first = segments[0];
+  const tilde = first !== undefined && !first.quoted && first.text.startsWith('~');
+  const raw = dynamic || globAt !== undefined || tilde;
   return {
-    value: piece.value,
-    text: raw ? node.text : quoteWord(piece.value),
-    glob: piece.glob,
-    tilde: piece.tilde,
-    dynamic: piece.dynamic,
-    literalPrefix: piece.glob ? piece.prefix : piece.value,
+    value,
+    text: raw ? (source ?? shellText(segments)) : quoteWord(value),
+    glob: globAt !== undefined,
+    tilde,
+    dynamic,
+    literalPrefix: globAt === undefined ? value : value.slice(0, globAt),
   };
 }
 
-function decodePiece(node: Node, sink: WordSink, first: boolean): Piece {
+/** Where the first unquoted glob character is in the value, if any. */
+function firstUnquotedGlob(segments: readonly Segment[]): number | undefined {
+  let offset = 0;
+  for (const segment of segments) {
+    if (!segment.quoted) {
+      const at = segment.text.search(GLOB_CHARACTERS);
+      if (at !== -1) return offset + at;
+    }
+    offset += segment.text.length;
+  }
+  return undefined;
+}
+
+/** Shell text for segments: unquoted runs as they are, quoted runs single-quoted. */
+function shellText(segments: readonly Segment[]): string {
+  return segments
+    .map((segment) => (segment.quoted ? quoteWord(segment.text) : segment.text))
+    .join('');
+}
+
+function decodePiece(node: Node, sink: WordSink): Piece {
   switch (node.type) {
     case 'word':
-      return decodeUnquoted(node.text, first);
+      return { segments: decodeUnquoted(node.text), dynamic: false };
     case 'number':
-      return literal(node.text);
+    case 'brace_expression':
+      return { segments: [{ text: node.text, quoted: false }], dynamic: false };
     case 'raw_string':
-      return literal(node.text.slice(1, -1));
+      return quoted(node.text.slice(1, -1));
     case 'string':
       return decodeDoubleQuoted(node, sink);
     case 'ansi_c_string':
-      return literal(decodeAnsiC(node.text.slice(2, -1)));
-    case 'concatenation':
-      return merge(
-        node.children.flatMap((child, i) =>
-          child ? [decodePiece(child, sink, first && i === 0)] : [],
-        ),
-      );
-    case 'brace_expression':
-      return { ...literal(node.text), glob: true, prefix: '' };
+      return quoted(decodeAnsiC(node.text.slice(2, -1)));
+    case 'concatenation': {
+      const pieces = node.children.flatMap((child) => (child ? [decodePiece(child, sink)] : []));
+      return {
+        segments: pieces.flatMap((piece) => piece.segments),
+        dynamic: pieces.some((piece) => piece.dynamic),
+      };
+    }
     case 'simple_expansion':
     case 'expansion':
       return opaque(node, sink, 'expansion');
@@ -72,59 +118,31 @@ function decodePiece(node: Node, sink: WordSink, first: boolean): Piece {
   }
 }
 
-function literal(value: string): Piece {
-  return { value, glob: false, tilde: false, dynamic: false, prefix: value };
+function quoted(text: string): Piece {
+  return { segments: [{ text, quoted: true }], dynamic: false };
 }
 
 function opaque(node: Node, sink: WordSink, kind: HazardKind): Piece {
   sink.hazard(kind, node);
   sink.descend(node);
-  return { value: node.text, glob: false, tilde: false, dynamic: true, prefix: '' };
+  return { segments: [{ text: node.text, quoted: true }], dynamic: true };
 }
 
-function merge(pieces: Piece[]): Piece {
-  let value = '';
-  let prefix = '';
-  let glob = false;
-  let dynamic = false;
-  for (const piece of pieces) {
-    if (!glob && piece.glob) prefix = value + piece.prefix;
-    value += piece.value;
-    glob ||= piece.glob;
-    dynamic ||= piece.dynamic;
-  }
-  return { value, glob, dynamic, tilde: pieces[0]?.tilde ?? false, prefix: glob ? prefix : value };
-}
-
-const GLOB_CHARACTERS = new Set(['*', '?', '[', '{', '}']);
-
-/** An unquoted word: backslash escapes, glob characters, leading `~`. */
-function decodeUnquoted(text: string, first: boolean): Piece {
-  let value = '';
-  let glob = false;
-  let prefix = '';
+/** An unquoted word: a backslash makes the next character quoted; backslash-newline vanishes. */
+function decodeUnquoted(text: string): Segment[] {
+  const segments: Segment[] = [];
+  const add = (char: string, isQuoted: boolean): void => {
+    const last = segments.at(-1);
+    if (last !== undefined && last.quoted === isQuoted) last.text += char;
+    else segments.push({ text: char, quoted: isQuoted });
+  };
   for (let i = 0; i < text.length; i++) {
     const char = text[i] ?? '';
-    if (char === '\\') {
-      const next = text[i + 1];
-      if (next === undefined) value += char;
-      else if (next !== '\n') value += next;
-      i++;
-    } else {
-      if (!glob && GLOB_CHARACTERS.has(char)) {
-        glob = true;
-        prefix = value;
-      }
-      value += char;
-    }
+    if (char !== '\\') add(char, false);
+    else if (i + 1 >= text.length) add(char, true);
+    else if (text[++i] !== '\n') add(text[i] ?? '', true);
   }
-  return {
-    value,
-    glob,
-    tilde: first && text.startsWith('~'),
-    dynamic: false,
-    prefix: glob ? prefix : value,
-  };
+  return segments;
 }
 
 /** A double-quoted string: only `\$ \` \" \\` and backslash-newline are escapes. */
@@ -138,11 +156,13 @@ function decodeDoubleQuoted(node: Node, sink: WordSink): Piece {
         escaped === '\n' ? '' : escaped,
       );
     } else {
-      value += decodePiece(child, sink, false).value;
+      value += decodePiece(child, sink)
+        .segments.map((segment) => segment.text)
+        .join('');
       dynamic = true;
     }
   }
-  return { value, glob: false, tilde: false, dynamic, prefix: value };
+  return { segments: [{ text: value, quoted: true }], dynamic };
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
@@ -170,11 +190,10 @@ export function decodeAnsiC(body: string): string {
       const code = (digits: string, radix: number): string =>
         String.fromCodePoint(Math.min(Number.parseInt(digits, radix), 0x10ffff));
       if (/^[0-7]/.test(escape)) return code(escape, 8);
-      if (head === 'x' && escape.length > 1) return code(escape.slice(1), 16);
-      if ((head === 'u' || head === 'U') && escape.length > 1) return code(escape.slice(1), 16);
-      if (head === 'c' && escape.length === 2) {
+      if ((head === 'x' || head === 'u' || head === 'U') && escape.length > 1)
+        return code(escape.slice(1), 16);
+      if (head === 'c' && escape.length === 2)
         return String.fromCharCode((escape.codePointAt(1) ?? 0) & 0x1f);
-      }
       return SIMPLE_ESCAPES[escape] ?? whole;
     },
   );
