@@ -8,7 +8,7 @@ import {
   modelSpecForms,
   parseModelChoice,
 } from './model-spec.js';
-import { ToolListError, builtInToolNames, parseToolList } from './tool-set.js';
+import { ToolListError, builtInToolNames, createTools, parseToolList } from './tool-set.js';
 
 describe('command line', () => {
   it('parses parley chat and its options', () => {
@@ -86,5 +86,13 @@ describe('tool lists', () => {
     expect(parseToolList('none')).toEqual([]);
     expect(parseToolList('read, GREP,read')).toEqual(['Read', 'Grep']);
     expect(() => parseToolList('read,rm')).toThrow(ToolListError);
+  });
+});
+
+describe('built-in tools', () => {
+  it('builds the chosen tools of @parley/tools, working in the given directory', async () => {
+    const tools = await createTools(['Read', 'Bash'], '/tmp');
+    expect(tools.map((item) => item.name)).toEqual(['Read', 'Bash']);
+    expect(await createTools([], '/tmp')).toEqual([]);
   });
 });

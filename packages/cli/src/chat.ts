@@ -24,7 +24,7 @@ import { SessionFile, defaultSessionPath } from './session-file.js';
 import type { SavedSession, SessionSettings } from './session-file.js';
 import { Spinner } from './spinner.js';
 import type { Colors } from './theme.js';
-import { builtInToolNames, createToolSet, knownToolNames, parseToolList } from './tool-set.js';
+import { builtInToolNames, createTools, knownToolNames, parseToolList } from './tool-set.js';
 import type { BuiltInToolName } from './tool-set.js';
 
 /** The terminal and process the chat runs in (injected, so the set-up reads plainly). */
@@ -94,17 +94,13 @@ async function buildSetup(
       notes: [`The demo's notes go to ${directory}`],
     };
   }
-  const toolSet = await createToolSet(toolNames, cwd);
-  const names = [...toolSet.tools.map((item) => item.name), AskUser.name].join(', ');
-  const notes = [`tools ${names} · in ${cwd}`];
-  if (toolSet.unavailable.length > 0) {
-    notes.push(`Not available in this build, left out: ${toolSet.unavailable.join(', ')}`);
-  }
+  const tools = await createTools(toolNames, cwd);
+  const names = [...tools.map((item) => item.name), AskUser.name].join(', ');
   return {
     model: await createChatModel(choice.spec),
-    tools: [...toolSet.tools, AskUser],
+    tools: [...tools, AskUser],
     systemPrompt: systemPrompt(cwd),
-    notes,
+    notes: [`tools ${names} · in ${cwd}`],
   };
 }
 

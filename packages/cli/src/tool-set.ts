@@ -1,5 +1,5 @@
+import { assertNever } from '@parley/core';
 import type { AnyTool } from '@parley/core';
-import { importOptional, isConstructor, isRecord } from './optional-import.js';
 
 /**
  * The built-in tools `--tools` chooses from and how they are built. They
@@ -50,42 +50,34 @@ export function knownToolNames(names: readonly string[]): BuiltInToolName[] {
   return names.filter(isBuiltIn);
 }
 
-function isTool(value: unknown): value is AnyTool {
-  if (!isRecord(value)) return false;
-  const methods = [
-    'jsonSchema',
-    'isReadOnly',
-    'isConcurrencySafe',
-    'checkPermissions',
-    'matchRule',
-    'suggestRules',
-  ];
-  return (
-    typeof value['name'] === 'string' &&
-    typeof value['description'] === 'string' &&
-    typeof value['external'] === 'boolean' &&
-    isRecord(value['inputSchema']) &&
-    methods.every((method) => typeof value[method] === 'function')
-  );
-}
-
-/** The built tools, and the names this build could not provide. */
-export type ToolSet = { tools: AnyTool[]; unavailable: BuiltInToolName[] };
-
-/** Builds the chosen built-in tools, each working in `cwd`. */
-export async function createToolSet(
+/**
+ * Builds the chosen built-in tools, each working in `cwd`. The package (and
+ * its bash parser) loads only when some tool is chosen, so the demo starts
+ * without it.
+ */
+export async function createTools(
   names: readonly BuiltInToolName[],
   cwd: string,
-): Promise<ToolSet> {
-  if (names.length === 0) return { tools: [], unavailable: [] };
-  const loaded = await importOptional('@parley/tools');
-  const tools: AnyTool[] = [];
-  const unavailable: BuiltInToolName[] = [];
-  for (const name of names) {
-    const Tool = loaded?.[name];
-    const built: unknown = isConstructor(Tool) ? new Tool({ cwd }) : undefined;
-    if (isTool(built)) tools.push(built);
-    else unavailable.push(name);
-  }
-  return { tools, unavailable };
+): Promise<AnyTool[]> {
+  if (names.length === 0) return [];
+  const { Bash, Edit, Glob, Grep, Read, Write } = await import('@parley/tools');
+  const make = (name: BuiltInToolName): AnyTool => {
+    switch (name) {
+      case 'Bash':
+        return new Bash({ cwd });
+      case 'Read':
+        return new Read({ cwd });
+      case 'Write':
+        return new Write({ cwd });
+      case 'Edit':
+        return new Edit({ cwd });
+      case 'Glob':
+        return new Glob({ cwd });
+      case 'Grep':
+        return new Grep({ cwd });
+      default:
+        return assertNever(name, 'built-in tool');
+    }
+  };
+  return names.map(make);
 }

@@ -357,6 +357,48 @@ async function parkedAtAskUser(directory: string): Promise<string> {
 }
 
 suite('parley chat with a real model adapter', { timeout: 180_000 }, () => {
+  it('runs a built-in tool after the person confirms it', async () => {
+    const server = await startFakeOpenAI((request) => {
+      const tool = request.messages.find((message) => message.role === 'tool');
+      if (tool !== undefined) return { text: `Done: ${JSON.stringify(tool.content)}` };
+      return {
+        toolCalls: [
+          {
+            id: 'call_w',
+            name: 'Write',
+            arguments: JSON.stringify({ file_path: 'hello.txt', content: 'hi there' }),
+          },
+        ],
+      };
+    });
+    try {
+      const { directory, session, env } = await workspace();
+      const t = terminal(env, directory);
+      const spec = `openai-compatible:${server.url}#fake`;
+      t.start([
+        'node',
+        parleyBin,
+        'chat',
+        '--model',
+        spec,
+        '--tools',
+        'write',
+        '--session',
+        session,
+      ]);
+      await t.waitFor('tools Write, AskUser');
+      t.type('write a file');
+      t.press('Enter');
+      await t.waitFor('Allow Write?');
+      expect(t.screen()).toContain('│   "file_path": "hello.txt",');
+      t.press('Enter');
+      await t.waitFor('Done: ');
+      expect(await readFile(join(directory, 'hello.txt'), 'utf8')).toBe('hi there');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('talks to an OpenAI-compatible server, and answers its AskUser call', async () => {
     const question = {
       questions: [
