@@ -242,5 +242,13 @@ describe('checkPermissions through the engine', () => {
       bash.suggestRules({ command: 'ls && npm run build' }).map((item) => item.ruleContent),
     ).toEqual(['npm run:*']);
     expect(bash.suggestRules({ command: 'ls -la' })).toEqual([]);
+    expect(bash.suggestRules({ command: 'time npm test' }).map((item) => item.ruleContent)).toEqual(
+      ['npm test:*'],
+    );
+  });
+
+  it('treats /dev/null as no write at all', async () => {
+    const rules = [rule('npm run:*'), rule('tee:*')];
+    expect((await check('npm run build | tee /dev/null', 'default', rules)).behavior).toBe('allow');
   });
 });

@@ -15,6 +15,7 @@ import { loadBashParser } from './parser.js';
 import { decideBash } from './permissions.js';
 import { bashRuleMatches } from './rules.js';
 import { runCommand } from './run-command.js';
+import { uncoveredCommands } from './coverage.js';
 import { prefixRules } from './suggestions.js';
 
 /** Options of the Bash tool. */
@@ -153,13 +154,11 @@ export class Bash implements Tool<BashInput> {
     return decideBash(analysis, context, { cwd: this.cwd, home: this.home() });
   }
 
-  /** One `{command} {subcommand}:*` rule per sub-command that is not read-only. */
+  /** One `{command} {subcommand}:*` rule per sub-command that is not read-only (for `time npm test`, the inner `npm test`). */
   suggestRules(input: BashInput): PermissionRule[] {
     const analysis = analyseCommandLine(input.command);
     if (analysis === undefined || analysis.safety.length > 0) return [];
-    return prefixRules(
-      analysis.parts.filter((part) => !(part.readsOnly && part.targets.length === 0)),
-    );
+    return prefixRules(analysis.parts.flatMap((part) => uncoveredCommands(part, [], 'default')));
   }
 
   /** Runs the command, streaming its output. */
