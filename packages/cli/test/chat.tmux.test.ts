@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,8 +29,11 @@ if (!available && process.env['CI'] === undefined) {
 const suite = available || process.env['CI'] !== undefined ? describe : describe.skip;
 
 const terminals: TmuxTerminal[] = [];
-afterEach(() => {
+const directories: string[] = [];
+afterEach(async () => {
   for (const terminal of terminals.splice(0)) terminal.close();
+  for (const directory of directories.splice(0))
+    await rm(directory, { recursive: true, force: true });
 });
 
 async function workspace(): Promise<{
@@ -39,6 +42,7 @@ async function workspace(): Promise<{
   env: NodeJS.ProcessEnv;
 }> {
   const directory = await mkdtemp(join(tmpdir(), 'parley-chat-e2e-'));
+  directories.push(directory);
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NO_COLOR', 'FORCE_COLOR', 'TMUX'])
     delete env[name];
