@@ -159,3 +159,17 @@ describe('parseAgentState: invariants and edge cases', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('parseAgentState: application metadata', () => {
+  it('keeps metadata the application stored with the state, and refuses a non-object', () => {
+    const idle = readFixture('v1-idle.json') as AgentState;
+    const withMetadata = { ...idle, metadata: { model: 'scripted:demo', tools: ['Bash'] } };
+    expect(parseAgentState(withMetadata).metadata).toEqual({
+      model: 'scripted:demo',
+      tools: ['Bash'],
+    });
+    expect(stateError(() => parseAgentState({ ...idle, metadata: 'x' })).message).toMatch(
+      /metadata/,
+    );
+  });
+});

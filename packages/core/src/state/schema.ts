@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { messageSchema, permissionRuleSchema } from '../message/index.js';
+import { messageSchema, metadataSchema, permissionRuleSchema } from '../message/index.js';
 import type { PermissionContext } from '../permission/index.js';
 import { findStateProblems } from './invariants.js';
 import type { AgentState, ReplyState } from './types.js';
@@ -34,6 +34,7 @@ const agentStateShape = z.strictObject({
   context: z.array(messageSchema),
   permission: permissionContext,
   reply: replyState.nullable(),
+  metadata: metadataSchema.exactOptional(),
 });
 
 /** Validates a `PermissionContext` (the permission part of a stored state). */

@@ -32,4 +32,9 @@ export type AgentState = {
   context: Msg[];
   permission: PermissionContext;
   reply: ReplyState | null;
+  /**
+   * The application's own data about the session (e.g. the console's model
+   * and tools). Parley stores it with the state and never reads it.
+   */
+  metadata?: Record<string, unknown>;
 };
