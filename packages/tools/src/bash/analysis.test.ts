@@ -30,6 +30,7 @@ describe('read-only detection (SPEC 7)', () => {
     'ls 2>/dev/null',
     'ls > /dev/null 2>&1',
     'find . | xargs grep x',
+    'find . | xargs',
     'find . -name x -exec cat {} +',
     'NODE_ENV=test ls',
     'time ls',

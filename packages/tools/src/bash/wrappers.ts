@@ -182,10 +182,13 @@ function su(args: readonly Word[]): Unwrapped {
   return { kind: 'privileged', commands: [], scripts: [body.value] };
 }
 
-function xargs(args: readonly Word[]): Unwrapped {
+function xargs(args: readonly Word[]): Unwrapped | undefined {
   const start = firstOperand(args, XARGS_VALUES.short, XARGS_VALUES.long);
   const words = args.slice(start);
-  return { kind: 'xargs', commands: [{ assignments: [], words }], scripts: [] };
+  // Without a command, xargs runs echo.
+  return words.length === 0
+    ? undefined
+    : { kind: 'xargs', commands: [{ assignments: [], words }], scripts: [] };
 }
 
 const EXEC_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
