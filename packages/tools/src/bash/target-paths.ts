@@ -5,7 +5,7 @@ import {
   globMayMatchDangerousName,
   isDeviceWrite,
 } from '../shared/dangerous-paths.js';
-import { absolutePath, isInWorkingDirectory, realPath } from '../shared/paths.js';
+import { absolutePath, realPath } from '../shared/paths.js';
 import type { CommandAnalysis, Target } from './analysis.js';
 
 /** A target path, as written (absolute) and with symlinks resolved. */
@@ -66,20 +66,6 @@ export function targetSafety(
     }
   }
   return [...new Set(reasons)];
-}
-
-/** Targets that are not inside a working directory (or cannot be known), as text for the reason. */
-export function targetsOutside(
-  resolved: readonly ResolvedTarget[],
-  workingDirectories: readonly string[],
-): string[] {
-  return resolved.flatMap(({ target, paths }) => {
-    if (paths === undefined)
-      return [`${target.word.text || 'an argument read from input'} (unknown path)`];
-    return paths
-      .filter((item) => !isInWorkingDirectory(workingDirectories, item.real))
-      .map((item) => item.real);
-  });
 }
 
 function criticalRemoval(
