@@ -87,6 +87,8 @@ const HAZARD_TEXT: Record<Hazard['kind'], string> = {
 
 const NESTED_SCRIPT_LIMIT = 3;
 const cache = new BoundedCache<string, CommandAnalysis>(1024);
+/** Longer lines (a big here-document) are analysed each time rather than kept. */
+const MAX_CACHED_LENGTH = 16_384;
 
 /**
  * Analyses a command line with the bash grammar if it has loaded; before
@@ -102,7 +104,7 @@ export function analyseCommandLine(source: string): CommandAnalysis | undefined 
   const parsed = parse(source);
   if (parsed === undefined) return undefined;
   const analysis = new Analyser(parse).analyse(source, parsed);
-  if (parser !== undefined) cache.set(source, analysis);
+  if (parser !== undefined && source.length <= MAX_CACHED_LENGTH) cache.set(source, analysis);
   return analysis;
 }
 
