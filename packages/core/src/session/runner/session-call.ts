@@ -1,13 +1,23 @@
 import { Agent, isReplyExpired } from '../../agent/index.js';
-import type { AgentOptions, Checkpoint, CheckpointReason, Middleware } from '../../agent/index.js';
+import type {
+  AgentOptions,
+  Checkpoint,
+  CheckpointReason,
+  Middleware,
+  ReplyInput,
+  ReplyOptions,
+} from '../../agent/index.js';
 import { settleStoppedReply } from '../../agent/recovery.js';
 import {
   ConcurrentResumeError,
   InvalidStateError,
+  ReplyExpiredError,
   StaleReplyError,
   StaleSessionError,
 } from '../../errors/index.js';
-import type { InputEvent } from '../../event/index.js';
+import type { AgentEvent, InputEvent } from '../../event/index.js';
+import type { Msg } from '../../message/index.js';
+import type { ChatModel, ChatRequest, ChatChunk } from '../../model/index.js';
 import { looksLikeInputEvent, parseInputEvent } from '../../event/index.js';
 import type { AgentState } from '../../state/index.js';
 import { Toolkit } from '../../tool/index.js';
@@ -32,8 +42,10 @@ export type SessionCallSetup = {
 };
 
 /**
- * Saves a reply cannot go on without a power loss undoing them (before a
- * tool runs, at a park, at the end); the others are relaxed (see `SaveOptions`).
+ * Steps written at once and in full (not `relaxed`): the claim before a tool
+ * runs, the park before anyone is asked, the end. The other steps are held
+ * and written with the next of these, or before the model is called,
+ * whichever comes first, as a relaxed save.
  */
 const STRICT_REASONS: ReadonlySet<CheckpointReason> = new Set<CheckpointReason>([
   'before_tool',
@@ -47,6 +59,12 @@ const STRICT_REASONS: ReadonlySet<CheckpointReason> = new Set<CheckpointReason>(
  * call that answers a parked reply is its claim: if it loses the version
  * race, another caller answered first, and `ConcurrentResumeError` stops the
  * reply before any of its tools ran.
+ *
+ * Steps between those that exactly-once rests on are held, not written at
+ * once: the next save carries them, and nothing slow or external happens
+ * before it (a tool runs only after its claim is written; the model is
+ * called only after the held steps are written). So a round trip costs five
+ * writes, not eight, and a crash loses at most work that is redone.
  */
 export class SessionCall {
   readonly agent: Agent;
@@ -57,6 +75,10 @@ export class SessionCall {
   private version: number;
   private saves = 0;
   private lastReason: CheckpointReason | undefined;
+  /** Steps checkpointed but not written yet. */
+  private held = false;
+  /** A write failed (lost a race): nothing more is written. */
+  private failed = false;
 
   private constructor(
     setup: SessionCallSetup,
@@ -81,10 +103,16 @@ export class SessionCall {
         return decision;
       },
     };
-    const checkpoint: Checkpoint = (state, reason) => this.save(state, reason);
+    const checkpoint: Checkpoint = (state, reason) => this.checkpoint(state, reason);
     const now = setup.now;
+    const model = setup.agent.model;
+    const writeFirst: ChatModel = {
+      name: model.name,
+      stream: (request, signal) => this.streamAfterWrite(model, request, signal),
+    };
     this.agent = new Agent({
       ...setup.agent,
+      model: writeFirst,
       middlewares: [audit, ...(setup.agent.middlewares ?? [])],
       checkpoint,
       clock: () => now,
@@ -120,27 +148,76 @@ export class SessionCall {
     return new SessionCall(setup, loaded, collector, loaded?.state.reply?.replyId);
   }
 
-  /**
-   * After the caller left a stream early: the agent closed the reply in
-   * memory; persist that unless the last save already ended or parked it.
-   * Best effort: a failure is logged, not thrown at the caller's `break`.
-   */
-  async persistAfterLeaving(): Promise<void> {
-    if (this.lastReason === 'park' || this.lastReason === 'reply_end') return;
+  /** Runs the reply as `Agent.reply` does; held steps are written before it returns. */
+  async reply(input: ReplyInput | undefined, options: ReplyOptions): Promise<Msg> {
     try {
-      await this.save(this.agent.state, 'reply_end');
+      return await this.agent.reply(input, options);
+    } finally {
+      await this.writeHeld();
+    }
+  }
+
+  /**
+   * Runs the reply as `Agent.replyStream` does. When the caller leaves the
+   * loop early, the agent closes the reply in memory; that is saved too,
+   * unless the last step already parked or ended it.
+   */
+  async *replyStream(
+    input: ReplyInput | undefined,
+    options: ReplyOptions,
+  ): AsyncGenerator<AgentEvent, void, undefined> {
+    let left = true;
+    try {
+      yield* this.agent.replyStream(input, options);
+      left = false;
     } catch (error) {
-      this.setup.agent.logger?.warn('Could not persist a reply left early.', {
+      left = false;
+      throw error;
+    } finally {
+      if (left && this.lastReason !== 'park' && this.lastReason !== 'reply_end') {
+        this.held = true;
+      }
+      await this.writeHeld();
+    }
+  }
+
+  /**
+   * Writes held steps at the end of a call (normally there are none: a reply
+   * ends with a park or an end). Best effort: a failure is logged, not
+   * thrown over the call's own outcome.
+   */
+  private async writeHeld(): Promise<void> {
+    if (!this.held || this.failed) return;
+    try {
+      await this.write(this.agent.state, false);
+    } catch (error) {
+      this.setup.agent.logger?.warn('Could not save the last steps of a reply.', {
         sessionId: this.setup.sessionId,
         error: error instanceof Error ? error.message : String(error),
       });
     }
   }
 
-  /** The checkpoint: a version-checked save with the records gathered since the last one. */
-  private async save(state: AgentState, reason: CheckpointReason): Promise<void> {
+  private async *streamAfterWrite(
+    model: ChatModel,
+    request: ChatRequest,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ChatChunk> {
+    if (this.held) await this.write(this.agent.state, true);
+    yield* model.stream(request, signal);
+  }
+
+  /** The agent's checkpoint hook: holds the in-between steps, writes the others. */
+  private async checkpoint(state: AgentState, reason: CheckpointReason): Promise<void> {
+    this.lastReason = reason;
+    if (STRICT_REASONS.has(reason)) await this.write(state, false);
+    else this.held = true;
+  }
+
+  /** A version-checked save with the records gathered since the last one. */
+  private async write(state: AgentState, relaxed: boolean): Promise<void> {
+    this.held = false;
     const audit = this.collector.take(state);
-    const relaxed = !STRICT_REASONS.has(reason);
     let version: number;
     try {
       version = await this.setup.store.save(
@@ -150,6 +227,7 @@ export class SessionCall {
         audit.length > 0 ? { audit, relaxed } : { relaxed },
       );
     } catch (error) {
+      this.failed = true;
       if (error instanceof StaleSessionError && this.claimed !== undefined && this.saves === 0) {
         throw new ConcurrentResumeError(this.setup.sessionId, this.claimed, { cause: error });
       }
@@ -157,7 +235,6 @@ export class SessionCall {
     }
     this.version = version;
     this.saves += 1;
-    this.lastReason = reason;
   }
 }
 
@@ -182,10 +259,18 @@ async function load(setup: SessionCallSetup): Promise<{
   return { loaded, collector, expired: isReplyExpired(loaded.state, setup.now) };
 }
 
-/** Refuses an answer to a reply that is not the parked one of `state`. */
+/**
+ * Refuses an answer to a reply that is not the parked one of `state`: with
+ * `ReplyExpiredError` when that reply's questions were closed by expiry (a
+ * sweep got there first), else with `StaleReplyError`.
+ */
 function checkAnswer(sessionId: string, state: AgentState | undefined, event: InputEvent): void {
   if (event.type === 'USER_INTERRUPT') return;
   const reply = state?.reply ?? null;
+  if (reply?.replyId !== event.replyId || reply.status !== 'parked') {
+    const deadline = expiryOf(state, event.replyId);
+    if (deadline !== undefined) throw new ReplyExpiredError(sessionId, event.replyId, deadline);
+  }
   if (reply === null) throw new StaleReplyError(event.replyId, null);
   if (reply.replyId !== event.replyId) throw new StaleReplyError(event.replyId, reply.replyId);
   if (reply.status !== 'parked') {
@@ -195,4 +280,15 @@ function checkAnswer(sessionId: string, state: AgentState | undefined, event: In
       `Reply '${event.replyId}' of session '${sessionId}' is no longer parked: it was already resumed.`,
     );
   }
+}
+
+/** The deadline at which reply `replyId` expired, if expiry closed any of its calls. */
+function expiryOf(state: AgentState | undefined, replyId: string): string | undefined {
+  const message = state?.context.findLast((candidate) => candidate.id === replyId);
+  if (message === undefined || typeof message.content === 'string') return undefined;
+  for (const block of message.content) {
+    const expired = block.type === 'tool_result' ? block.metadata?.['expired'] : undefined;
+    if (typeof expired === 'string') return expired;
+  }
+  return undefined;
 }

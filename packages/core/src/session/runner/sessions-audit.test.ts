@@ -76,12 +76,9 @@ describe('Sessions audit trail', () => {
     const carried = store.saves.map((save) => [save.status, save.decisions]);
     expect(carried).toStrictEqual([
       ['running', []],
-      ['running', []],
       ['parked', ['asked']],
       ['running', ['confirmed']],
-      ['running', []],
       ['running', ['executed']],
-      ['running', []],
       ['idle', []],
     ]);
   });

@@ -110,6 +110,19 @@ describe('Sessions expiry', () => {
     expect((await sessions.load('s1'))?.state.reply).toBeNull();
   });
 
+  it('refuses an answer that comes after a sweep settled the reply with ReplyExpiredError', async () => {
+    const { sessions, runs, at } = setup();
+    await sessions.reply('s1', 'write');
+    const { replyId, calls } = parkedCalls((await sessions.load('s1'))?.state);
+    await sessions.expireDue(at(HOUR));
+    const late = userConfirmResultEvent({
+      replyId,
+      confirmResults: calls.map((toolCall) => ({ confirmed: true, toolCall })),
+    });
+    await expect(sessions.reply('s1', late)).rejects.toThrow(ReplyExpiredError);
+    expect(runs.size).toBe(0);
+  });
+
   it('accepts an answer a moment before the deadline', async () => {
     const { sessions, runs, advance } = setup();
     await sessions.reply('s1', 'write');

@@ -57,21 +57,36 @@ describe('Sessions: one HITL round trip on a stored session', () => {
     expect(stored?.version).toBe(store.saves.length);
   });
 
-  it('saves every step with the version check, strict where exactly-once rests', async () => {
+  it('saves each step before anything slow or external follows it, strict where exactly-once rests', async () => {
     const { store, sessions } = workload();
     await sessions.reply('s1', 'Write the note');
     await (await approve(sessions, 's1')).reply();
     expect(store.saves.map(({ status, relaxed }) => [status, relaxed])).toStrictEqual([
-      ['running', true], // reply_start
-      ['running', true], // after_model
-      ['parked', false], // park
-      ['running', true], // resume
-      ['running', false], // before_tool: the claim
-      ['running', true], // after_tool
-      ['running', true], // after_model
-      ['idle', false], // reply_end
+      ['running', true], // reply_start, written before the model is called
+      ['parked', false], // after_model + park, before anyone is asked
+      ['running', false], // resume + before_tool: the claim, before the tool runs
+      ['running', true], // after_tool, written before the model is called
+      ['idle', false], // after_model + reply_end
     ]);
-    expect(store.saves.map((save) => save.version)).toStrictEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(store.saves.map((save) => save.version)).toStrictEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('claims a denial-only answer before the model is called', async () => {
+    const { store, sessions, model } = workload();
+    await sessions.reply('s1', 'Write the note');
+    const { replyId, calls } = parkedCalls((await sessions.load('s1'))?.state);
+    const denial = userConfirmResultEvent({
+      replyId,
+      confirmResults: calls.map((toolCall) => ({ confirmed: false, toolCall })),
+    });
+    const requests = model.requests.length;
+    const outcomes = await Promise.allSettled([
+      sessions.reply('s1', denial),
+      sessions.reply('s1', denial),
+    ]);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+    expect(model.requests.length).toBe(requests + 1);
+    expect(store.saves.at(-2)).toMatchObject({ status: 'running', relaxed: true });
   });
 
   it('refuses a second answer to the same reply with StaleReplyError, running nothing', async () => {

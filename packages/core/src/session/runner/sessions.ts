@@ -75,7 +75,7 @@ export class Sessions {
     options: SessionReplyOptions = {},
   ): Promise<Msg> {
     const call = await this.open(sessionId, input, options);
-    return call.agent.reply(input, agentCallOptions(options));
+    return call.reply(input, agentCallOptions(options));
   }
 
   /**
@@ -88,16 +88,7 @@ export class Sessions {
     options: SessionReplyOptions = {},
   ): AsyncGenerator<AgentEvent, void, undefined> {
     const call = await this.open(sessionId, input, options);
-    let outcome: 'left' | 'ended' = 'left';
-    try {
-      yield* call.agent.replyStream(input, agentCallOptions(options));
-      outcome = 'ended';
-    } catch (error) {
-      outcome = 'ended';
-      throw error;
-    } finally {
-      if (outcome === 'left') await call.persistAfterLeaving();
-    }
+    yield* call.replyStream(input, agentCallOptions(options));
   }
 
   /** The stored session (`undefined` when there is none). */
@@ -136,7 +127,7 @@ export class Sessions {
           sweep.skipped.push(sessionId);
           continue;
         }
-        await call.agent.reply();
+        await call.reply(undefined, {});
         sweep.expired.push(sessionId);
       } catch (error) {
         if (error instanceof ConcurrentResumeError || error instanceof StaleSessionError) {
