@@ -5,7 +5,14 @@ import {
   parseToolInput,
   userConfirmResultEvent,
 } from '@parley/core';
-import type { Agent, InputEvent, ReplyInput, ToolCallBlock, Toolkit } from '@parley/core';
+import type {
+  AgentEvent,
+  AgentState,
+  InputEvent,
+  ReplyInput,
+  ToolCallBlock,
+  Toolkit,
+} from '@parley/core';
 import { askUserQuestions, promptAskUser } from './ask-user-prompt.js';
 import { promptConfirm } from './confirm-prompt.js';
 import { promptExternal } from './external-prompt.js';
@@ -19,16 +26,20 @@ import { waitingCalls } from './waiting-calls.js';
 /** Lets the loop take Ctrl-C while a reply streams; returns the function that gives it back. */
 export type InterruptSource = (onInterrupt: () => void) => () => void;
 
+/** The session the loop talks to: its saved state, and replies that save every step. */
+export type ChatRunner = {
+  readonly state: AgentState;
+  replyStream(input: ReplyInput | undefined, signal: AbortSignal): AsyncIterable<AgentEvent>;
+};
+
 /** What the chat loop works with. */
 export type ChatLoopOptions = {
-  agent: Agent;
+  session: ChatRunner;
   toolkit: Toolkit;
   screen: Screen;
   colors: Colors;
   renderer: EventRenderer;
   interrupts: InterruptSource;
-  /** Persists the agent's state now (the agent also checkpoints on its own). */
-  save(): Promise<void>;
 };
 
 /** Words that end the chat at the input prompt. */
@@ -84,16 +95,16 @@ async function answer(waiting: WaitingCall, options: ChatLoopOptions): Promise<I
 
 /**
  * Runs one `replyStream` and renders it. Ctrl-C meanwhile aborts the reply
- * (core closes open calls and ends it as interrupted). Errors the agent
- * throws (a refused answer, say) are shown, not fatal. Saves afterwards.
+ * (core closes open calls, ends it as interrupted and saves that). Errors
+ * the reply throws (a refused answer, say) are shown, not fatal.
  */
 async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): Promise<boolean> {
-  const { agent, renderer, colors, screen } = options;
+  const { session, renderer, colors, screen } = options;
   const controller = new AbortController();
   const release = options.interrupts(() => controller.abort());
   let ok = true;
   try {
-    for await (const event of agent.replyStream(input, { signal: controller.signal })) {
+    for await (const event of session.replyStream(input, controller.signal)) {
       renderer.handle(event);
     }
   } catch (error) {
@@ -104,7 +115,6 @@ async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): 
   } finally {
     release();
     renderer.finish();
-    await options.save();
   }
   return ok;
 }
@@ -114,17 +124,17 @@ async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): 
  * one at a time and sends each answer at once (an allowed call runs, and
  * its result shows, before the next question); otherwise reads the person's next
  * message. Returns when they leave with an exit word. Ctrl-C at a prompt
- * surfaces as inquirer's ExitPromptError, for the caller to park and save.
+ * surfaces as inquirer's ExitPromptError; the parked reply is saved already.
  */
 export async function runChatLoop(options: ChatLoopOptions): Promise<void> {
-  const { agent, colors, screen } = options;
+  const { session, colors, screen } = options;
   for (;;) {
-    const next = waitingCalls(agent.state)[0];
+    const next = waitingCalls(session.state)[0];
     if (next !== undefined) {
       await stream(await answer(next, options), options);
       continue;
     }
-    if (agent.state.reply?.status === 'running') {
+    if (session.state.reply?.status === 'running') {
       screen.write(
         `${colors.dim('Continuing the reply that was running when the session was saved…')}\n`,
       );

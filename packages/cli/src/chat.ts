@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { confirm } from '@inquirer/prompts';
-import { Agent, AskUser, Toolkit } from '@parley/core';
-import type { AgentState, AnyTool, ChatModel } from '@parley/core';
+import { AskUser, Toolkit } from '@parley/core';
+import type { AnyTool, ChatModel } from '@parley/core';
 import type { ChatArgs } from './args.js';
 import { runChatLoop } from './chat-loop.js';
 import type { InterruptSource } from './chat-loop.js';
@@ -20,8 +20,14 @@ import {
 import type { ModelChoice } from './model-spec.js';
 import { EventRenderer } from './renderer.js';
 import type { Screen } from './renderer.js';
-import { SessionFile, defaultSessionPath } from './session-file.js';
-import type { SavedSession, SessionSettings } from './session-file.js';
+import {
+  ChatSession,
+  defaultSessionPath,
+  isJsonSessionFile,
+  migrateJsonSession,
+  sessionKey,
+} from './chat-session.js';
+import type { ChatSettings } from './chat-session.js';
 import { Spinner } from './spinner.js';
 import type { Colors } from './theme.js';
 import { builtInToolNames, createTools, knownToolNames, parseToolList } from './tool-set.js';
@@ -49,10 +55,10 @@ const systemPrompt = (cwd: string): string =>
 /** Resolves the model spec: flag, then the session's, then an API key, then the offered demo. */
 async function chooseModel(
   args: ChatArgs,
-  saved: SavedSession | undefined,
+  saved: ChatSettings | undefined,
   environment: ChatEnvironment,
 ): Promise<string | undefined> {
-  const chosen = args.model ?? saved?.settings.model ?? defaultModelSpec(environment.env);
+  const chosen = args.model ?? saved?.model ?? defaultModelSpec(environment.env);
   if (chosen !== undefined) return chosen;
   const { screen, colors } = environment;
   const keys = keyDefaults.map(({ variable }) => variable).join(' or ');
@@ -80,11 +86,11 @@ async function buildSetup(
   choice: ModelChoice,
   toolNames: BuiltInToolName[],
   cwd: string,
-  sessionId: string,
+  key: string,
   env: NodeJS.ProcessEnv,
 ): Promise<Setup> {
   if (choice.kind === 'demo') {
-    const directory = join(tmpdir(), 'parley-demo', sessionId);
+    const directory = join(tmpdir(), 'parley-demo', key);
     const paceMs = Number(env['PARLEY_DEMO_PACE_MS'] ?? '12');
     const chunkMs = Number.isFinite(paceMs) && paceMs >= 0 ? paceMs : 12;
     return {
@@ -104,56 +110,85 @@ async function buildSetup(
   };
 }
 
-function withMode(state: AgentState, mode: ChatArgs['mode']): AgentState {
-  if (mode === undefined) return state;
-  return { ...state, permission: { ...state.permission, mode } };
+/** Who answers the prompts, for the audit trail: the login name. */
+function approverName(env: NodeJS.ProcessEnv): string {
+  try {
+    const name = userInfo().username;
+    if (name !== '') return name;
+  } catch {
+    // no passwd entry (some containers): fall back to the environment
+  }
+  return env['USER'] ?? env['LOGNAME'] ?? 'console';
+}
+
+/** The session file to open: `--session` (a JSON one migrated first), else a new default one. */
+async function sessionPath(args: ChatArgs, environment: ChatEnvironment): Promise<string> {
+  const { screen, colors, env } = environment;
+  if (args.session === undefined) return defaultSessionPath(env, randomUUID());
+  const given = resolve(args.session);
+  if (!(await isJsonSessionFile(given))) return given;
+  const target = await migrateJsonSession(given);
+  screen.write(
+    `${colors.yellow(`${given} is a JSON session file of an earlier parley.`)}\n` +
+      `Copied it into ${target} (the JSON file is left as it was).\n`,
+  );
+  return target;
+}
+
+function shellQuoted(path: string): string {
+  return /^[\w./@:+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
- * `parley chat`: resolves the model, tools and session, then runs the chat
- * loop. Ctrl-C at a prompt (inquirer's ExitPromptError) leaves the reply
- * parked; the session is saved and the way back is printed.
+ * `parley chat`: resolves the session, model and tools, then runs the chat
+ * loop. Every step is saved in the SQLite session file by core's `Sessions`.
+ * Ctrl-C at a prompt (inquirer's ExitPromptError) leaves the reply parked,
+ * as it was saved, and the way back is printed.
  */
 export async function runChat(args: ChatArgs, environment: ChatEnvironment): Promise<ChatOutcome> {
+  const session = await ChatSession.open(await sessionPath(args, environment));
+  try {
+    return await runSession(args, environment, session);
+  } finally {
+    await session.close();
+  }
+}
+
+async function runSession(
+  args: ChatArgs,
+  environment: ChatEnvironment,
+  session: ChatSession,
+): Promise<ChatOutcome> {
   const { screen, colors, env } = environment;
-  const given = args.session === undefined ? undefined : new SessionFile(resolve(args.session));
-  const saved = await given?.load();
-  const cwd = resolve(args.cwd ?? saved?.settings.cwd ?? process.cwd());
+  const saved = session.storedSettings();
+  const cwd = resolve(args.cwd ?? saved?.cwd ?? process.cwd());
   await ensureDirectory(cwd);
   const specText = await chooseModel(args, saved, environment);
   if (specText === undefined) return { code: 1 };
   const choice = parseModelChoice(specText);
-  const sessionId = saved?.state.sessionId ?? randomUUID();
   const toolNames: BuiltInToolName[] =
     args.tools !== undefined
       ? parseToolList(args.tools)
       : saved !== undefined
-        ? knownToolNames(saved.settings.tools)
+        ? knownToolNames(saved.tools)
         : [...builtInToolNames];
-  const setup = await buildSetup(choice, toolNames, cwd, sessionId, env);
-  const session = given ?? new SessionFile(defaultSessionPath(env, sessionId));
-  const settings: SessionSettings = { model: specText, tools: [...toolNames], cwd };
+  const setup = await buildSetup(choice, toolNames, cwd, sessionKey(session.path), env);
+  const resuming = session.existed;
+  const mode = args.mode ?? saved?.mode ?? (resuming ? session.state.permission.mode : 'default');
   const toolkit = new Toolkit(setup.tools);
-  const agent = new Agent({
-    name: 'assistant',
-    systemPrompt: setup.systemPrompt,
-    model: setup.model,
-    toolkit,
-    sessionId,
-    permission: { mode: args.mode ?? 'default', workingDirectories: [settings.cwd] },
-    ...(saved === undefined ? {} : { state: withMode(saved.state, args.mode) }),
-    checkpoint: (state) => session.save(state, settings),
+  await session.start({
+    agent: { name: 'assistant', systemPrompt: setup.systemPrompt, model: setup.model, toolkit },
+    settings: { model: specText, tools: [...toolNames], cwd, mode },
+    approver: approverName(env),
   });
-  const save = (): Promise<void> => session.save(agent.state, settings);
-  await save();
 
   const label = choice.kind === 'demo' ? `  ${colors.yellow(`(${demoLabel})`)}` : '';
   screen.write(
-    `${colors.bold('parley chat')} · ${specText}${label} · mode ${agent.state.permission.mode}\n`,
+    `${colors.bold('parley chat')} · ${specText}${label} · mode ${session.state.permission.mode}\n`,
   );
   screen.write(`${colors.dim(`session ${session.path}`)}\n`);
   for (const note of setup.notes) screen.write(`${colors.dim(note)}\n`);
-  if (saved !== undefined && agent.state.reply?.status === 'parked') {
+  if (resuming && session.state.reply?.status === 'parked') {
     screen.write(`${colors.yellow('Resuming: the reply is waiting for you.')}\n`);
   } else {
     screen.write(colors.dim('Type a message; "/exit" leaves. Ctrl-C interrupts a reply.\n'));
@@ -163,32 +198,26 @@ export async function runChat(args: ChatArgs, environment: ChatEnvironment): Pro
   const renderer = new EventRenderer(screen, colors, spinner, {
     isExternal: (name) => toolkit.get(name)?.external === true,
   });
-  const quoted = /^[\w./@:+-]+$/.test(session.path)
-    ? session.path
-    : `'${session.path.replace(/'/g, `'\\''`)}'`;
-  const resume = `parley chat --session ${quoted}`;
+  const resume = `parley chat --session ${shellQuoted(session.path)}`;
   try {
     await runChatLoop({
-      agent,
+      session,
       toolkit,
       screen,
       colors,
       renderer,
       interrupts: environment.interrupts,
-      save,
     });
   } catch (error) {
     if (!(error instanceof Error && error.name === 'ExitPromptError')) throw error;
     renderer.finish();
-    await save();
-    const parked = agent.state.reply?.status === 'parked';
+    const parked = session.state.reply?.status === 'parked';
     screen.write(
       `\n${parked ? colors.yellow('The reply is parked, waiting for you.') : 'Bye.'} Session saved.\n` +
         `Resume with: ${colors.bold(resume)}\n`,
     );
     return { code: 0 };
   }
-  await save();
   screen.write(`Session saved. Resume with: ${colors.bold(resume)}\n`);
   return { code: 0 };
 }

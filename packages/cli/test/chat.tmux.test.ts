@@ -1,15 +1,23 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, Toolkit, externalExecutionResultEvent, userConfirmResultEvent } from '@parley/core';
-import type { AgentEvent, ContentBlock, ToolResultBlock } from '@parley/core';
+import type {
+  AgentEvent,
+  AgentState,
+  AuditRecord,
+  ContentBlock,
+  ToolResultBlock,
+} from '@parley/core';
+import { SqliteSessionStore } from '@parley/store-sqlite';
+import { chatSessionId, settingsOf } from '../src/chat-session.js';
+import type { ChatSettings } from '../src/chat-session.js';
 import { confirmResult } from '../src/confirm-prompt.js';
 import { demoModel } from '../src/demo-script.js';
 import { demoTools } from '../src/demo-tools.js';
 import { externalResult } from '../src/external-prompt.js';
-import { decodeSession, encodeSession } from '../src/session-file.js';
-import type { SavedSession } from '../src/session-file.js';
+import { encodeSession } from '../src/session-file.js';
 import { waitingCalls } from '../src/waiting-calls.js';
 import { startFakeOpenAI } from './fake-openai.js';
 import { TmuxTerminal, occurrences, parleyBin, tmuxAvailable } from './tmux.js';
@@ -17,7 +25,7 @@ import { TmuxTerminal, occurrences, parleyBin, tmuxAvailable } from './tmux.js';
 /*
  * End-to-end: the real `parley` binary in a pseudo terminal (tmux), driven
  * by keystrokes as a person would, with assertions on the screen and on the
- * saved session file. Without tmux these skip, except in CI, where they must run.
+ * session saved in its SQLite file (read through SqliteSessionStore). Without tmux these skip, except in CI, where they must run.
  */
 
 const available = tmuxAvailable();
@@ -52,7 +60,7 @@ async function workspace(): Promise<{
     PARLEY_DEMO_PACE_MS: '0',
     TERM: 'xterm-256color',
   });
-  return { directory, session: join(directory, 'session.json'), env };
+  return { directory, session: join(directory, 'session.sqlite'), env };
 }
 
 function terminal(env: NodeJS.ProcessEnv, cwd: string, width = 120, height = 50): TmuxTerminal {
@@ -61,8 +69,19 @@ function terminal(env: NodeJS.ProcessEnv, cwd: string, width = 120, height = 50)
   return made;
 }
 
+type SavedSession = { state: AgentState; settings: ChatSettings | undefined; audit: AuditRecord[] };
+
+/** The session as stored in the SQLite file, with its console settings and audit trail. */
 async function readSession(path: string): Promise<SavedSession> {
-  return decodeSession(await readFile(path, 'utf8'), path);
+  const store = new SqliteSessionStore({ path });
+  try {
+    const loaded = await store.load(chatSessionId);
+    if (loaded === undefined) throw new Error(`No session in ${path}`);
+    const audit = await store.listAudit(chatSessionId);
+    return { state: loaded.state, settings: settingsOf(loaded.state, path), audit };
+  } finally {
+    await store.close();
+  }
 }
 
 function blocksOf(file: SavedSession): ContentBlock[] {
@@ -150,7 +169,7 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
     expect(t.screen()).toContain(`Resume with: parley chat --session ${session}`);
 
     const saved = await readSession(session);
-    expect(saved.settings.model).toBe('scripted:demo');
+    expect(saved.settings?.model).toBe('scripted:demo');
     expect(saved.state.reply).toBeNull();
     expect(result(saved, 'demo-1')?.state).toBe('success');
     expect(result(saved, 'demo-2')).toMatchObject({
@@ -256,6 +275,10 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
     const resumed = await readSession(session);
     expect(result(resumed, 'demo-1')?.state).toBe('success');
     expect(resumed.state.reply?.status).toBe('parked');
+    // The audit trail records who confirmed write_note at the prompt, and that it ran.
+    const trail = resumed.audit.filter((record) => record.toolCallId === 'demo-1');
+    expect(trail.map((record) => record.decision)).toEqual(['asked', 'confirmed', 'executed']);
+    expect(trail[1]).toMatchObject({ toolName: 'write_note', approver: userInfo().username });
   });
 
   it('Ctrl-C while the model streams interrupts the reply, not the program', async () => {
@@ -289,11 +312,15 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
   });
 
   it('puts AskUser previews beside the options when wide, below them when narrow', async () => {
-    const { directory, session, env } = await workspace();
-    await writeFile(session, await parkedAtAskUser(directory));
+    const { directory, env } = await workspace();
+    // A JSON session of an earlier version: copied into a SQLite file beside it.
+    const json = join(directory, 'old.json');
+    const session = join(directory, 'old.sqlite');
+    await writeFile(json, await parkedAtAskUser(directory));
 
     const wide = terminal(env, directory, 120);
-    wide.start(['node', parleyBin, 'chat', '--session', session]);
+    wide.start(['node', parleyBin, 'chat', '--session', json]);
+    await wide.waitFor(`Copied it into ${session} (the JSON file is left as it was).`);
     const beside = await wide.waitFor('What should the notebook get next?');
     expect(beside).toMatch(/1\. Search \(Recommended\)\s+Find notes by a word\s+│ > search deploy/);
     wide.close();
@@ -327,7 +354,7 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
   });
 });
 
-/** A demo session parked at its AskUser question, made in-process and saved as a file. */
+/** A demo session parked at its AskUser question, made in-process, as an earlier version's JSON file. */
 async function parkedAtAskUser(directory: string): Promise<string> {
   const agent = new Agent({
     model: demoModel({ chunkMs: 0, firstChunkMs: 0 }),
@@ -452,7 +479,7 @@ suite('parley chat with a real model adapter', { timeout: 180_000 }, () => {
       await t.waitFor('Noted: "Color: Blue".');
       expect(server.requests).toHaveLength(2);
       const saved = await readSession(session);
-      expect(saved.settings.model).toBe(spec);
+      expect(saved.settings).toMatchObject({ model: spec, tools: [], mode: 'default' });
       expect(saved.state.reply).toBeNull();
     } finally {
       await server.close();
