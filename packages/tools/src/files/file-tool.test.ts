@@ -96,5 +96,21 @@ describe('file tool permissions', () => {
       ],
     });
     expect((await deny.check(read, { file_path: 'escape/secret' })).behavior).toBe('deny');
+    const denyGlob = new PermissionEngine({
+      denyRules: [
+        {
+          toolName: 'Glob',
+          ruleContent: `${root.path}/outside/**`,
+          behavior: 'deny',
+          source: 'test',
+        },
+      ],
+    });
+    expect((await denyGlob.check(glob, { pattern: `${root.path}/outside/**` })).behavior).toBe(
+      'deny',
+    );
+    expect((await denyGlob.check(glob, { pattern: '../outside/*.txt' })).behavior).toBe('deny');
+    expect((await denyGlob.check(glob, { pattern: 'escape/**' })).behavior).toBe('deny');
+    expect((await denyGlob.check(glob, { pattern: 'src/**/*.ts' })).behavior).toBe('allow');
   });
 });

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import type { ToolContext, ToolOutput } from '@parley/core';
 import { FileToolError } from '../errors.js';
+import { fileTarget } from '../shared/file-permissions.js';
 import { FileTool } from './file-tool.js';
 import { GitignoreMatcher } from './gitignore.js';
 import { statOrThrow } from './stat.js';
@@ -36,13 +38,21 @@ export class Glob extends FileTool<GlobInput> {
   protected readonly reads = true;
   protected readonly targetsDirectory = true;
 
+  /**
+   * The directory the search can reach: `path`, narrowed by the literal start
+   * of the pattern, so rules see `/etc` for the pattern `/etc/**` or `../x/*`.
+   */
   protected pathOf(input: GlobInput): string {
-    return input.path ?? '.';
+    const base = input.path ?? '.';
+    const firstGlob = input.pattern.search(/[*?[{]/);
+    const literal = firstGlob === -1 ? input.pattern : input.pattern.slice(0, firstGlob);
+    const directory = literal.slice(0, literal.lastIndexOf('/') + 1);
+    return directory === '' ? base : path.resolve(this.cwd, base, directory);
   }
 
   /** Lists the matching files. */
   async execute(input: GlobInput, context: ToolContext): Promise<ToolOutput> {
-    const root = this.target(input).absolute;
+    const root = fileTarget(this.cwd, input.path ?? '.').absolute;
     if (!(await statOrThrow(root)).isDirectory()) {
       throw new FileToolError('not_a_directory', root, `${root} is not a directory.`);
     }

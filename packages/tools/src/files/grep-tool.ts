@@ -93,6 +93,13 @@ async function listFiles(
   filter: string | undefined,
   signal: AbortSignal,
 ): Promise<string[]> {
+  if (filter !== undefined && (filter.startsWith('/') || filter.split('/').includes('..'))) {
+    throw new FileToolError(
+      'invalid_pattern',
+      root,
+      `glob must stay inside ${root}; use path to search elsewhere.`,
+    );
+  }
   const pattern = filter === undefined ? '**/*' : filter.includes('/') ? filter : `**/${filter}`;
   const found = await glob(pattern, {
     cwd: root,

@@ -92,7 +92,13 @@ describe('Grep', () => {
     expect(result.text).toMatch(/Stopped at 200 matches/);
   });
 
-  it('rejects an invalid regular expression clearly', async () => {
+  it('rejects an invalid regular expression, and a glob leaving the path, clearly', async () => {
     await expect(grep({ pattern: '(' })).rejects.toMatchObject({ code: 'invalid_pattern' });
+    await expect(grep({ pattern: 'x', glob: '../*' })).rejects.toMatchObject({
+      code: 'invalid_pattern',
+    });
+    await expect(grep({ pattern: 'x', glob: '/etc/*' })).rejects.toMatchObject({
+      code: 'invalid_pattern',
+    });
   });
 });
