@@ -43,8 +43,9 @@ Options:
   --tools LIST     built-in tools: all, none, or a list of ${builtInToolNames.join(',')}
                    (default: all; AskUser is always on)
   --cwd DIR        the directory the tools work in (default: the current one)
-  --session PATH   the session file: saved after every step; give it again to
-                   resume a parked reply where it stopped
+  --session PATH   the session's SQLite file: saved after every step; give it
+                   again to resume a parked reply where it stopped (a JSON
+                   session of an earlier version is copied to PATH.sqlite)
   -h, --help       show this help
 
 Keys: Ctrl-C while the model answers interrupts the reply; Ctrl-C at a
