@@ -133,7 +133,10 @@ export class SqliteSessionStore implements SessionStore {
       deadline: parkedDeadline(state),
     };
     this.setRelaxed(options.relaxed === true);
-    return this.write(write, records);
+    // One statement is its own transaction: a save without records needs no BEGIN/COMMIT.
+    return records.length === 0
+      ? this.writeInTransaction(write, records)
+      : this.write(write, records);
   }
 
   async listDue(now: string, limit = 100): Promise<string[]> {

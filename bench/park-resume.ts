@@ -1,0 +1,368 @@
+// Park/resume: the cost of one human-in-the-loop round trip on a stored
+// session, against the floor of doing the same persistence by hand.
+//
+// Parley: a user message arrives; the model (ScriptedModel) calls
+// write_file({"path":"notes/a.txt","content":"hello"}), which needs
+// approval; the reply parks and is saved. A fresh agent (Sessions builds one
+// per call) loads the session and resumes it with the approval; the tool
+// runs and the model answers "done"; the state is saved.
+// Floor: a plain better-sqlite3 table (WAL, same synchronous mode): the
+// JSON of a comparable message list written at the pause; read back,
+// parsed, the result and final message appended, written again.
+// Both run in this process, interleaved; results are ratios to the floor.
+//
+//   npx tsx bench/park-resume.ts            (PARLEY_PG_URL set: Postgres too)
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
+import type { ChatRequest, SessionStore, UserConfirmResultEvent } from '@parley/core';
+import { ScriptedModel } from '@parley/core/testing';
+import { SqliteSessionStore } from '@parley/store-sqlite';
+import { PostgresSessionStore } from '@parley/store-postgres';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+
+const ROUND_TRIPS = Number(process.env.ROUNDS ?? 400);
+const PARKED = Number(process.env.PARKED ?? 10_000);
+const RESUMES = Number(process.env.RESUMES ?? 400);
+const INPUT = { path: 'notes/a.txt', content: 'hello' };
+
+/** The floor's side of a round trip, on one session id. */
+interface Floor {
+  roundTrip(id: string): Promise<void>;
+}
+
+const uuid = (): string => globalThis.crypto.randomUUID();
+
+/** A comparable message list at the pause: the user message and the reply with its tool call. */
+function pausedMessages(): unknown[] {
+  const createdAt = new Date().toISOString();
+  return [
+    { id: uuid(), role: 'user', content: 'Write the note', createdAt },
+    {
+      id: uuid(),
+      role: 'assistant',
+      createdAt,
+      content: [
+        { type: 'tool_call', id: uuid(), name: 'write_file', input: JSON.stringify(INPUT) },
+      ],
+    },
+  ];
+}
+
+/** Appends the tool result and the final answer to a parsed message list. */
+function resumed(text: string): string {
+  const messages: unknown = JSON.parse(text);
+  if (!Array.isArray(messages)) throw new Error('not a message list');
+  const reply: unknown = messages.at(-1);
+  if (typeof reply !== 'object' || reply === null || !('content' in reply))
+    throw new Error('no reply');
+  const content: unknown = reply.content;
+  if (!Array.isArray(content)) throw new Error('no content');
+  const call: unknown = content[0];
+  const callId = typeof call === 'object' && call !== null && 'id' in call ? call.id : '';
+  content.push({
+    type: 'tool_result',
+    id: callId,
+    name: 'write_file',
+    output: 'ok',
+    state: 'success',
+  });
+  content.push({ type: 'text', text: 'done' });
+  return JSON.stringify(messages);
+}
+
+/** The floor on a plain better-sqlite3 table. */
+class SqliteFloor implements Floor {
+  private readonly database: Database.Database;
+  private readonly insert: Database.Statement<[string, string]>;
+  private readonly select: Database.Statement<[string], { messages: string }>;
+  private readonly update: Database.Statement<[string, string]>;
+
+  constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
+    this.database = new Database(path);
+    this.database.pragma('journal_mode = WAL');
+    this.database.pragma(`synchronous = ${synchronous}`);
+    this.database.exec(
+      'CREATE TABLE IF NOT EXISTS floor (id TEXT PRIMARY KEY, messages TEXT NOT NULL)',
+    );
+    this.insert = this.database.prepare('INSERT INTO floor (id, messages) VALUES (?, ?)');
+    this.select = this.database.prepare('SELECT messages FROM floor WHERE id = ?');
+    this.update = this.database.prepare('UPDATE floor SET messages = ? WHERE id = ?');
+  }
+
+  static pausedBytes(): number {
+    return Buffer.byteLength(JSON.stringify(pausedMessages()));
+  }
+
+  pause(id: string): void {
+    this.insert.run(id, JSON.stringify(pausedMessages()));
+  }
+
+  resume(id: string): void {
+    const row = this.select.get(id);
+    if (row === undefined) throw new Error('missing');
+    this.update.run(resumed(row.messages), id);
+  }
+
+  async roundTrip(id: string): Promise<void> {
+    this.pause(id);
+    this.resume(id);
+  }
+
+  close(): void {
+    this.database.close();
+  }
+}
+
+/** The floor on a plain Postgres table. */
+class PgFloor implements Floor {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly table: string,
+  ) {}
+
+  static async open(pool: pg.Pool, schema: string): Promise<PgFloor> {
+    const table = `${pg.escapeIdentifier(schema)}.floor`;
+    await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, messages text NOT NULL)`);
+    return new PgFloor(pool, table);
+  }
+
+  async roundTrip(id: string): Promise<void> {
+    await this.pool.query(`INSERT INTO ${this.table} (id, messages) VALUES ($1, $2)`, [
+      id,
+      JSON.stringify(pausedMessages()),
+    ]);
+    const read = await this.pool.query<{ messages: string }>(
+      `SELECT messages FROM ${this.table} WHERE id = $1`,
+      [id],
+    );
+    const text = read.rows[0]?.messages;
+    if (text === undefined) throw new Error('missing');
+    await this.pool.query(`UPDATE ${this.table} SET messages = $1 WHERE id = $2`, [
+      resumed(text),
+      id,
+    ]);
+  }
+}
+
+const writeFile = tool({
+  name: 'write_file',
+  description: 'Write a file.',
+  input: z.object({ path: z.string(), content: z.string() }),
+  execute: () => 'ok',
+});
+const toolkit = new Toolkit([writeFile]);
+/** The model of one call: a tool call on the reply's first model call, then "done". */
+function model(): ScriptedModel {
+  const turn = (request: ChatRequest) => {
+    const reply = request.messages.at(-1);
+    return reply?.role === 'assistant' && reply.content.length === 0
+      ? { toolCalls: [{ name: 'write_file', input: INPUT }] }
+      : { text: 'done' };
+  };
+  return new ScriptedModel([turn], { repeatLast: true });
+}
+const sessionsOn = (store: SessionStore): Sessions =>
+  new Sessions({ store, agent: () => ({ name: 'assistant', model: model(), toolkit }) });
+
+/** Parley's first half: the message arrives, the reply parks; gives the approval to send. */
+async function park(sessions: Sessions, sessionId: string): Promise<UserConfirmResultEvent> {
+  let approval: UserConfirmResultEvent | undefined;
+  for await (const event of sessions.replyStream(sessionId, 'Write the note')) {
+    if (event.type === 'REQUIRE_USER_CONFIRM') {
+      approval = userConfirmResultEvent({
+        replyId: event.replyId,
+        confirmResults: event.toolCalls.map((toolCall) => ({ confirmed: true, toolCall })),
+      });
+    }
+  }
+  if (approval === undefined) throw new Error('the reply did not park');
+  return approval;
+}
+
+async function resume(sessions: Sessions, sessionId: string, approval: UserConfirmResultEvent) {
+  const answer = await sessions.reply(sessionId, approval, { approver: 'bench' });
+  if (answer.finishedReason !== 'completed') throw new Error('the reply did not complete');
+}
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+};
+const ms = (value: number): string => `${value.toFixed(3)} ms`;
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+
+type Timing = { median: number; p99: number };
+const timing = (values: number[]): Timing => ({
+  median: quantile(values, 0.5),
+  p99: quantile(values, 0.99),
+});
+
+type Measured = { parley: Timing; floor: Timing; cpu?: { parley: number; floor: number } };
+
+/** CPU time (user + system) in ms since `start`. */
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
+/** Round trips of both sides, interleaved, each on a fresh session id. */
+async function roundTrips(sessions: Sessions, floor: Floor, count: number): Promise<Measured> {
+  const parley: number[] = [];
+  const floorTimes: number[] = [];
+  const parleyCpu: number[] = [];
+  const floorCpu: number[] = [];
+  for (let i = -Math.floor(count / 5); i < count; i++) {
+    const id = globalThis.crypto.randomUUID();
+    let cpu = process.cpuUsage();
+    let start = performance.now();
+    await resume(sessions, id, await park(sessions, id));
+    const parleyTime = performance.now() - start;
+    const parleyUsed = cpuSince(cpu);
+    cpu = process.cpuUsage();
+    start = performance.now();
+    await floor.roundTrip(id);
+    const floorTime = performance.now() - start;
+    const floorUsed = cpuSince(cpu);
+    if (i < 0) continue; // warm-up
+    parley.push(parleyTime);
+    floorTimes.push(floorTime);
+    parleyCpu.push(parleyUsed);
+    floorCpu.push(floorUsed);
+  }
+  return {
+    parley: timing(parley),
+    floor: timing(floorTimes),
+    cpu: { parley: quantile(parleyCpu, 0.5), floor: quantile(floorCpu, 0.5) },
+  };
+}
+
+function report(label: string, result: Measured, target?: number): void {
+  const median = result.parley.median / result.floor.median;
+  const verdict =
+    target === undefined ? '' : median <= target ? '  (target met)' : '  (target MISSED)';
+  console.log(
+    `  ${label}: Parley median ${ms(result.parley.median)}, p99 ${ms(result.parley.p99)}; ` +
+      `floor median ${ms(result.floor.median)}, p99 ${ms(result.floor.p99)}; ` +
+      `ratio median ${ratio(result.parley.median, result.floor.median)}, ` +
+      `p99 ${ratio(result.parley.p99, result.floor.p99)}` +
+      (target === undefined ? '' : `; target ≤ ${target}×${verdict}`),
+  );
+  if (result.cpu !== undefined) {
+    console.log(
+      `    CPU time (user + system) median: Parley ${ms(result.cpu.parley)}, floor ${ms(result.cpu.floor)}, ` +
+        `ratio ${ratio(result.cpu.parley, result.cpu.floor)}`,
+    );
+  }
+}
+
+const fileSize = (path: string): number =>
+  ['', '-wal', '-shm'].reduce((sum, suffix) => {
+    try {
+      return sum + statSync(path + suffix).size;
+    } catch {
+      return sum;
+    }
+  }, 0);
+
+async function sqliteRuns(directory: string): Promise<void> {
+  console.log(`SQLite (better-sqlite3, WAL), ${ROUND_TRIPS} round trips per mode:`);
+  for (const synchronous of ['FULL', 'NORMAL'] as const) {
+    const path = join(directory, `parley-${synchronous}.sqlite`);
+    const store = new SqliteSessionStore({ path, synchronous });
+    const floor = new SqliteFloor(join(directory, `floor-${synchronous}.sqlite`), synchronous);
+    const result = await roundTrips(sessionsOn(store), floor, ROUND_TRIPS);
+    report(`synchronous=${synchronous}`, result, synchronous === 'FULL' ? 1.6 : 5);
+    await store.close();
+    floor.close();
+  }
+
+  // Paused-state bytes: what each side stores at the pause.
+  const store = new SqliteSessionStore({ path: join(directory, 'bytes.sqlite') });
+  const sessions = sessionsOn(store);
+  await park(sessions, 'bytes');
+  const raw = new Database(join(directory, 'bytes.sqlite'), { readonly: true });
+  const row = raw
+    .prepare<[], { n: number }>(
+      "SELECT length(CAST(state AS BLOB)) AS n FROM sessions WHERE id = 'bytes'",
+    )
+    .get();
+  raw.close();
+  await store.close();
+  const parleyBytes = row?.n ?? Number.NaN;
+  const floorBytes = SqliteFloor.pausedBytes();
+  console.log(
+    `  paused state: Parley ${parleyBytes} bytes, floor ${floorBytes} bytes, ` +
+      `ratio ${ratio(parleyBytes, floorBytes)}; target ≤ 2×${parleyBytes / floorBytes <= 2 ? '  (target met)' : '  (target MISSED)'}`,
+  );
+
+  // Ten thousand parked sessions in one file; resume random ones.
+  const parkedPath = join(directory, 'parked.sqlite');
+  const fill = new SqliteSessionStore({ path: parkedPath, synchronous: 'NORMAL' });
+  const fillSessions = sessionsOn(fill);
+  const floor = new SqliteFloor(join(directory, 'floor-parked.sqlite'), 'NORMAL');
+  const approvals = new Map<string, UserConfirmResultEvent>();
+  for (let i = 0; i < PARKED; i++) {
+    const id = `parked-${i}`;
+    approvals.set(id, await park(fillSessions, id));
+    floor.pause(id);
+  }
+  await fill.close();
+  floor.close();
+  const parleyFile = fileSize(parkedPath);
+  const floorFile = fileSize(join(directory, 'floor-parked.sqlite'));
+  console.log(
+    `  ${PARKED} parked sessions: file ${(parleyFile / 1e6).toFixed(1)} MB, floor ${(floorFile / 1e6).toFixed(1)} MB, ratio ${ratio(parleyFile, floorFile)}`,
+  );
+  const resumeStore = new SqliteSessionStore({ path: parkedPath });
+  const resumeSessions = sessionsOn(resumeStore);
+  const resumeFloor = new SqliteFloor(join(directory, 'floor-parked.sqlite'), 'FULL');
+  const ids = [...approvals.keys()].sort(() => Math.random() - 0.5).slice(0, RESUMES);
+  const parleyTimes: number[] = [];
+  const floorTimes: number[] = [];
+  for (const id of ids) {
+    let start = performance.now();
+    await resume(resumeSessions, id, approvals.get(id)!);
+    parleyTimes.push(performance.now() - start);
+    start = performance.now();
+    resumeFloor.resume(id);
+    floorTimes.push(performance.now() - start);
+  }
+  report(
+    `resume one of ${PARKED} (synchronous=FULL, ${RESUMES} random)`,
+    { parley: timing(parleyTimes), floor: timing(floorTimes) },
+    2,
+  );
+  await resumeStore.close();
+  resumeFloor.close();
+}
+
+async function postgresRuns(url: string): Promise<void> {
+  const schema = `parley_bench_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const store = await PostgresSessionStore.open({ pool, schema });
+  const floor = await PgFloor.open(pool, schema);
+  try {
+    const count = Math.min(ROUND_TRIPS, 200);
+    console.log(`Postgres, ${count} round trips:`);
+    report('round trip', await roundTrips(sessionsOn(store), floor, count));
+  } finally {
+    await store.close();
+    await pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await pool.end();
+  }
+}
+
+const directory = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+try {
+  await sqliteRuns(directory);
+  const url = process.env.PARLEY_PG_URL;
+  if (url === undefined || url === '') console.log('Postgres: skipped (PARLEY_PG_URL is not set)');
+  else await postgresRuns(url);
+} finally {
+  rmSync(directory, { recursive: true, force: true });
+}
+console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
