@@ -77,8 +77,8 @@ export class SessionCall {
   private lastReason: CheckpointReason | undefined;
   /** Steps checkpointed but not written yet. */
   private held = false;
-  /** A write failed (lost a race): nothing more is written. */
-  private failed = false;
+  /** Why a write failed (a lost race, say): later writes fail the same way, unattempted. */
+  private failure: { error: unknown } | undefined;
 
   private constructor(
     setup: SessionCallSetup,
@@ -187,7 +187,7 @@ export class SessionCall {
    * thrown over the call's own outcome.
    */
   private async writeHeld(): Promise<void> {
-    if (!this.held || this.failed) return;
+    if (!this.held || this.failure !== undefined) return;
     try {
       await this.write(this.agent.state, false);
     } catch (error) {
@@ -216,6 +216,9 @@ export class SessionCall {
 
   /** A version-checked save with the records gathered since the last one. */
   private async write(state: AgentState, relaxed: boolean): Promise<void> {
+    // A failed write stops the reply; one made while it winds down (a model
+    // error, say) must not be tried against a version already lost.
+    if (this.failure !== undefined) throw this.failure.error;
     this.held = false;
     const audit = this.collector.take(state);
     let version: number;
@@ -227,11 +230,13 @@ export class SessionCall {
         audit.length > 0 ? { audit, relaxed } : { relaxed },
       );
     } catch (error) {
-      this.failed = true;
-      if (error instanceof StaleSessionError && this.claimed !== undefined && this.saves === 0) {
-        throw new ConcurrentResumeError(this.setup.sessionId, this.claimed, { cause: error });
-      }
-      throw error;
+      const lostClaim =
+        error instanceof StaleSessionError && this.claimed !== undefined && this.saves === 0;
+      const failure = lostClaim
+        ? new ConcurrentResumeError(this.setup.sessionId, this.claimed, { cause: error })
+        : error;
+      this.failure = { error: failure };
+      throw failure;
     }
     this.version = version;
     this.saves += 1;

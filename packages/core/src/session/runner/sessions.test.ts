@@ -84,7 +84,11 @@ describe('Sessions: one HITL round trip on a stored session', () => {
       sessions.reply('s1', denial),
       sessions.reply('s1', denial),
     ]);
-    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+    const rejected = outcomes.flatMap((outcome): unknown[] =>
+      outcome.status === 'rejected' ? [outcome.reason] : [],
+    );
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toBeInstanceOf(ConcurrentResumeError);
     expect(model.requests.length).toBe(requests + 1);
     expect(store.saves.at(-2)).toMatchObject({ status: 'running', relaxed: true });
   });
