@@ -10,6 +10,8 @@
 // JSON of a comparable message list written at the pause; read back,
 // parsed, the result and final message appended, written again.
 // Both run in this process, interleaved; results are ratios to the floor.
+// Parley runs with both write schedules: 'steps' (default; five writes per
+// round trip, three strict) and 'boundaries' (three writes, all strict).
 //
 //   npx tsx bench/park-resume.ts            (PARLEY_PG_URL set: Postgres too)
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -17,7 +19,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
-import type { ChatRequest, SessionStore, UserConfirmResultEvent } from '@parley/core';
+import type {
+  ChatRequest,
+  PersistSchedule,
+  SessionStore,
+  UserConfirmResultEvent,
+} from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { SqliteSessionStore } from '@parley/store-sqlite';
 import { PostgresSessionStore } from '@parley/store-postgres';
@@ -165,8 +172,8 @@ function model(): ScriptedModel {
   };
   return new ScriptedModel([turn], { repeatLast: true });
 }
-const sessionsOn = (store: SessionStore): Sessions =>
-  new Sessions({ store, agent: () => ({ name: 'assistant', model: model(), toolkit }) });
+const sessionsOn = (store: SessionStore, persist: PersistSchedule = 'steps'): Sessions =>
+  new Sessions({ store, persist, agent: () => ({ name: 'assistant', model: model(), toolkit }) });
 
 /** Parley's first half: the message arrives, the reply parks; gives the approval to send. */
 async function park(sessions: Sessions, sessionId: string): Promise<UserConfirmResultEvent> {
@@ -271,13 +278,17 @@ const fileSize = (path: string): number =>
 async function sqliteRuns(directory: string): Promise<void> {
   console.log(`SQLite (better-sqlite3, WAL), ${ROUND_TRIPS} round trips per mode:`);
   for (const synchronous of ['FULL', 'NORMAL'] as const) {
-    const path = join(directory, `parley-${synchronous}.sqlite`);
-    const store = new SqliteSessionStore({ path, synchronous });
-    const floor = new SqliteFloor(join(directory, `floor-${synchronous}.sqlite`), synchronous);
-    const result = await roundTrips(sessionsOn(store), floor, ROUND_TRIPS);
-    report(`synchronous=${synchronous}`, result, synchronous === 'FULL' ? 1.6 : 5);
-    await store.close();
-    floor.close();
+    for (const persist of ['steps', 'boundaries'] as const) {
+      const path = join(directory, `parley-${synchronous}-${persist}.sqlite`);
+      const store = new SqliteSessionStore({ path, synchronous });
+      const floorPath = join(directory, `floor-${synchronous}-${persist}.sqlite`);
+      const floor = new SqliteFloor(floorPath, synchronous);
+      const result = await roundTrips(sessionsOn(store, persist), floor, ROUND_TRIPS);
+      const label = `synchronous=${synchronous}, persist '${persist}'`;
+      report(label, result, synchronous === 'FULL' ? 1.6 : 5);
+      await store.close();
+      floor.close();
+    }
   }
 
   // Paused-state bytes: what each side stores at the pause.
@@ -348,7 +359,9 @@ async function postgresRuns(url: string): Promise<void> {
   try {
     const count = Math.min(ROUND_TRIPS, 200);
     console.log(`Postgres, ${count} round trips:`);
-    report('round trip', await roundTrips(sessionsOn(store), floor, count));
+    for (const persist of ['steps', 'boundaries'] as const) {
+      report(`persist '${persist}'`, await roundTrips(sessionsOn(store, persist), floor, count));
+    }
   } finally {
     await store.close();
     await pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);

@@ -5,4 +5,4 @@
  */
 export type { ExpirySweep, SessionReplyOptions, SessionsOptions } from './sessions.js';
 export { Sessions } from './sessions.js';
-export type { SessionAgentOptions } from './session-call.js';
+export type { PersistSchedule, SessionAgentOptions } from './session-call.js';

@@ -39,7 +39,19 @@ export type SessionCallSetup = {
   now: Date;
   clock: () => Date;
   approver: string | null;
+  /** `'steps'`: held steps are also written before the model is called. */
+  persist: PersistSchedule;
 };
+
+/**
+ * When the steps between claims, parks and ends are written: `'steps'`
+ * (default) also before every model call, so a process that dies while the
+ * model runs loses nothing; `'boundaries'` only with the next claim, park
+ * or end, which saves two writes per round trip, and a process that dies
+ * mid-reply loses the steps since (the user's message, a tool's result:
+ * the call is then closed as "outcome unknown", never run twice).
+ */
+export type PersistSchedule = 'steps' | 'boundaries';
 
 /**
  * Steps written at once and in full (not `relaxed`): the claim before a tool
@@ -203,7 +215,7 @@ export class SessionCall {
     request: ChatRequest,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<ChatChunk> {
-    if (this.held) await this.write(this.agent.state, true);
+    if (this.held && this.setup.persist === 'steps') await this.write(this.agent.state, true);
     yield* model.stream(request, signal);
   }
 

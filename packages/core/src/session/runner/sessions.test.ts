@@ -71,6 +71,21 @@ describe('Sessions: one HITL round trip on a stored session', () => {
     expect(store.saves.map((save) => save.version)).toStrictEqual([1, 2, 3, 4, 5]);
   });
 
+  it("with persist: 'boundaries', writes only the park, the claim and the end", async () => {
+    const { store, toolkit, model, runs } = workload();
+    const sessions = new Sessions({ store, persist: 'boundaries', agent: { model, toolkit } });
+    await sessions.reply('s1', 'Write the note');
+    await (await approve(sessions, 's1')).reply();
+    expect(
+      store.saves.map(({ status, relaxed, decisions }) => [status, relaxed, decisions]),
+    ).toStrictEqual([
+      ['parked', false, ['asked']],
+      ['running', false, ['confirmed']],
+      ['idle', false, ['executed']],
+    ]);
+    expect([...runs]).toStrictEqual([['tc1', 1]]);
+  });
+
   it('claims a denial-only answer before the model is called', async () => {
     const { store, sessions, model } = workload();
     await sessions.reply('s1', 'Write the note');

@@ -6,19 +6,22 @@ import type { AuditRecord } from '../audit-record.js';
 import type { SessionStore, StoredSession } from '../session-store.js';
 import { StoreCapabilityError } from '../store-errors.js';
 import { SessionCall } from './session-call.js';
-import type { SessionAgentOptions, SessionCallSetup } from './session-call.js';
+import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './session-call.js';
 
 /**
  * Options of `new Sessions(...)`. `agent`: the options every session's agent
  * is built with (as for `new Agent`, without `state`, `sessionId`,
  * `checkpoint` and `clock`, which the runner provides), or a function of the
  * session id that gives them. `clock`: the time deadlines and audit records
- * are stamped with (default: the system clock).
+ * are stamped with (default: the system clock). `persist`: when the steps
+ * between claims, parks and ends are written (see `PersistSchedule`;
+ * exactly-once holds with either).
  */
 export type SessionsOptions = {
   store: SessionStore;
   agent: SessionAgentOptions | ((sessionId: string) => SessionAgentOptions);
   clock?: () => Date;
+  persist?: PersistSchedule;
 };
 
 /**
@@ -56,11 +59,13 @@ export class Sessions {
   private readonly store: SessionStore;
   private readonly agentOptions: SessionsOptions['agent'];
   private readonly clock: () => Date;
+  private readonly persist: PersistSchedule;
 
   constructor(options: SessionsOptions) {
     this.store = options.store;
     this.agentOptions = options.agent;
     this.clock = options.clock ?? (() => new Date());
+    this.persist = options.persist ?? 'steps';
   }
 
   /**
@@ -157,7 +162,15 @@ export class Sessions {
   private setup(sessionId: string, now: Date, approver: string | null): SessionCallSetup {
     const agent =
       typeof this.agentOptions === 'function' ? this.agentOptions(sessionId) : this.agentOptions;
-    return { store: this.store, sessionId, agent, now, clock: this.clock, approver };
+    return {
+      store: this.store,
+      sessionId,
+      agent,
+      now,
+      clock: this.clock,
+      approver,
+      persist: this.persist,
+    };
   }
 }
 
