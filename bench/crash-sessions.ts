@@ -6,7 +6,8 @@
 // twice (the tool body itself records each run in a side table with the
 // tool call id as primary key). Prints the counts; exits 1 on a violation.
 //
-//   npx tsx bench/crash-sessions.ts [--rounds 1000] [--sessions 8] [--max-life 300] [--json]
+//   npx tsx bench/crash-sessions.ts [--rounds 1000] [--sessions 8] [--max-life 300]
+//                                    [--persist steps|boundaries] [--json]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1000' },
     sessions: { type: 'string', default: '8' },
     'max-life': { type: 'string', default: '300' },
+    persist: { type: 'string', default: 'steps' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -67,7 +69,8 @@ const PHASES: Record<string, string> = {
 /** One worker process: runs until done, or until SIGKILL after a random delay. */
 function life(): Promise<Life> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, path, String(SESSIONS), String(perSession)], {
+    const args = [worker, path, String(SESSIONS), String(perSession), values.persist];
+    const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
@@ -192,7 +195,7 @@ if (values.json) {
   console.log(JSON.stringify({ ...report, ok }));
 } else {
   console.log(
-    `crash test: ${roundTrips} round trips on ${SESSIONS} sessions, ${report.kills} SIGKILLs`,
+    `crash test (persist '${values.persist}'): ${roundTrips} round trips on ${SESSIONS} sessions, ${report.kills} SIGKILLs`,
   );
   console.log(`  kills by phase: ${JSON.stringify(killsByPhase)}`);
   console.log(

@@ -7,14 +7,15 @@
 // interrupted, and records each tool run in side tables written by the tool
 // body itself, and each approval the runner acknowledged.
 //
-//   node --import tsx bench/crash-worker.ts <db path> <sessions> <rounds>
+//   node --import tsx bench/crash-worker.ts <db path> <sessions> <rounds> [steps|boundaries]
 import { z } from 'zod';
 import { Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
 import type { ChatChunk, ChatModel, ChatRequest, SessionStore, ToolCallBlock } from '@parley/core';
 import { SqliteSessionStore } from '@parley/store-sqlite';
 import Database from 'better-sqlite3';
 
-const [path = '', sessionCount = '0', roundCount = '0'] = process.argv.slice(2);
+const [path = '', sessionCount = '0', roundCount = '0', schedule = 'steps'] = process.argv.slice(2);
+const persist = schedule === 'boundaries' ? 'boundaries' : 'steps';
 const SESSIONS = Number(sessionCount);
 const ROUNDS = Number(roundCount);
 const mark = (phase: string): void => void process.stdout.write(phase);
@@ -90,6 +91,7 @@ const store: SessionStore = {
 const toolkit = new Toolkit([writeFile]);
 const sessions = new Sessions({
   store,
+  persist,
   agent: (sessionId) => ({ model: new SlowModel(sessionId), toolkit }),
 });
 
