@@ -11,7 +11,7 @@ import { Pool, escapeIdentifier } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PostgresSessionStore } from '../src/index.js';
-import { WorkerPool, bundleWorker } from './worker-pool.js';
+import { WorkerPool, bundleWorker } from '../../../test-support/worker-pool.js';
 
 const url = process.env.PARLEY_PG_URL;
 if (url === undefined || url === '') {

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SqliteSessionStore } from '../src/index.js';
-import { WorkerPool, bundleWorker } from './worker-pool.js';
+import { WorkerPool, bundleWorker } from '../../../test-support/worker-pool.js';
 
 const WORKERS = 20;
 const ROUNDS = 4;

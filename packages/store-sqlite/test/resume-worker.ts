@@ -5,7 +5,7 @@
 // itself, so a double run shows up whatever the runner believes.
 //
 //   node --import tsx packages/store-sqlite/test/resume-worker.ts <db path> <worker name>
-// (the test runs it bundled: see worker-pool.ts)
+// (the test runs it bundled: see test-support/worker-pool.ts)
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { ParleyError, Sessions, Toolkit, parseInputEvent, tool } from '@parley/core';

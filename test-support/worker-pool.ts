@@ -1,5 +1,5 @@
 // Spawns test workers as real OS processes and talks to them in JSON lines:
-// used by the exactly-once tests. A worker script is bundled once with
+// used by the exactly-once tests of both durable stores. A worker script is bundled once with
 // esbuild (tsx's own compiler) into plain JavaScript, because twenty
 // processes each compiling the TypeScript sources on start take ten times
 // longer than the test itself on a two-core runner.
@@ -18,9 +18,7 @@ import { z } from 'zod';
  * resolve. Returns its path and a function that removes it.
  */
 export async function bundleWorker(entry: string): Promise<{ file: string; remove: () => void }> {
-  const directory = fileURLToPath(
-    new URL('../../../node_modules/.cache/parley-tests/', import.meta.url),
-  );
+  const directory = fileURLToPath(new URL('../node_modules/.cache/parley-tests/', import.meta.url));
   mkdirSync(directory, { recursive: true });
   const file = join(directory, `worker-${globalThis.crypto.randomUUID()}.mjs`);
   await build({
