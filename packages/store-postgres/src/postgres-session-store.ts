@@ -7,9 +7,9 @@ import type {
   StoredSession,
 } from '@parley/core';
 import {
+  serializeAgentState,
   StaleSessionError,
   decodeStoredState,
-  encodeStoredState,
   fromAuditRecordRow,
   parkedDeadline,
   parseAuditRecord,
@@ -124,7 +124,7 @@ export class PostgresSessionStore implements SessionStore {
     options: SaveOptions = {},
   ): Promise<number> {
     const records = (options.audit ?? []).map((record) => parseAuditRecord(record, sessionId));
-    const text = encodeStoredState(state);
+    const text = serializeAgentState(state);
     const deadline = parkedDeadline(state);
     await this.migrate();
     // A relaxed save commits without waiting for its WAL flush; the next

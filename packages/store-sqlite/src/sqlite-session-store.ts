@@ -7,9 +7,9 @@ import type {
   StoredSession,
 } from '@parley/core';
 import {
+  serializeAgentState,
   StaleSessionError,
   decodeStoredState,
-  encodeStoredState,
   fromAuditRecordRow,
   parkedDeadline,
   parseAuditRecord,
@@ -127,7 +127,7 @@ export class SqliteSessionStore implements SessionStore {
     );
     const write: SessionWrite = {
       id: sessionId,
-      state: encodeStoredState(state),
+      state: serializeAgentState(state),
       updatedAt: new Date().toISOString(),
       expectedVersion,
       deadline: parkedDeadline(state),

@@ -4,7 +4,8 @@ import type { AuditRecord } from './audit-record.js';
 import { parseAuditRecord } from './audit-record.js';
 import type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
 import { parkedDeadline } from './session-store.js';
-import { decodeStoredState, encodeStoredState } from './stored-state.js';
+import { decodeStoredState } from './stored-state.js';
+import { serializeAgentState } from '../state/index.js';
 
 /**
  * The data behind an `InMemorySessionStore`: each session's state as JSON
@@ -49,7 +50,7 @@ export class InMemorySessionStore implements SessionStore {
     const records = (options.audit ?? []).map((record) =>
       JSON.stringify(parseAuditRecord(record, sessionId)),
     );
-    const text = encodeStoredState(state);
+    const text = serializeAgentState(state);
     const current = this.tables.sessions.get(sessionId)?.version ?? 0;
     if (current !== expectedVersion) {
       throw new StaleSessionError(sessionId, expectedVersion, current === 0 ? undefined : current);

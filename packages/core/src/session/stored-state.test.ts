@@ -1,12 +1,13 @@
 import { sampleState } from '@parley/core/conformance';
 import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../errors/index.js';
-import { decodeStoredState, encodeStoredState } from './stored-state.js';
+import { serializeAgentState } from '../state/index.js';
+import { decodeStoredState } from './stored-state.js';
 
 describe('stored state text', () => {
   it('round-trips a state through its JSON text', () => {
     const state = sampleState('s1');
-    expect(decodeStoredState('s1', encodeStoredState(state))).toStrictEqual(state);
+    expect(decodeStoredState('s1', serializeAgentState(state))).toStrictEqual(state);
   });
 
   it.each([

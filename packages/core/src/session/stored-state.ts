@@ -3,14 +3,6 @@ import type { AgentState } from '../state/index.js';
 import { parseAgentState } from '../state/index.js';
 
 /**
- * The text a store keeps for a state: its JSON. One function so every store
- * writes the same bytes for the same state.
- */
-export function encodeStoredState(state: AgentState): string {
-  return JSON.stringify(state);
-}
-
-/**
  * Turns what a store read back for session `sessionId` into an `AgentState`:
  * parses the JSON text, then validates (and migrates) it with
  * `parseAgentState`. Anything else (not text, not JSON, truncated, an

@@ -20,7 +20,10 @@ export function parseToolInput<Input>(tool: Tool<Input>, raw: string): InputChec
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch (error) {
-    return { ok: false, reason: `input is not valid JSON (${(error as Error).message})` };
+    return {
+      ok: false,
+      reason: `input is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   const parsed = tool.inputSchema.safeParse(value);
   return parsed.success
