@@ -56,6 +56,42 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         WHERE json_valid(state) AND json_extract(state, '$.reply.status') = 'parked';
       CREATE INDEX sessions_deadline ON sessions (deadline) WHERE deadline IS NOT NULL;`,
   },
+  {
+    version: 4,
+    name: 'audit rowid',
+    // AUTOINCREMENT wrote sqlite_sequence on every audit insert (one more
+    // page per commit). The triggers forbid deletes, so the plain rowid
+    // (largest + 1) keeps the same order. SQLite's table rebuild: create the
+    // new table, copy every row with its seq, drop the old one (its index
+    // and triggers go with it), rename, then recreate index and triggers on
+    // the renamed table.
+    sql: `
+      CREATE TABLE audit_rebuilt (
+        seq INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        reply_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        input_digest TEXT NOT NULL,
+        approver TEXT,
+        at TEXT NOT NULL,
+        detail TEXT
+      ) STRICT;
+      INSERT INTO audit_rebuilt (seq, session_id, reply_id, tool_call_id, tool_name, decision,
+          input_digest, approver, at, detail)
+        SELECT seq, session_id, reply_id, tool_call_id, tool_name, decision,
+          input_digest, approver, at, detail
+        FROM audit ORDER BY seq;
+      DROP TABLE audit;
+      ALTER TABLE audit_rebuilt RENAME TO audit;
+      DELETE FROM sqlite_sequence WHERE name = 'audit';
+      CREATE INDEX audit_session_seq ON audit (session_id, seq);
+      CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END;
+      CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END;`,
+  },
 ];
 
 /**
