@@ -15,12 +15,11 @@ import {
   parseAuditRecord,
   toAuditRecordRow,
 } from '@parley/core';
-import type { PoolClient } from 'pg';
 import { Pool, escapeIdentifier } from 'pg';
 import { applyMigrations } from './migrations.js';
 import type { SessionChange, SessionSubscription } from './session-subscription.js';
 import { formatChangePayload, listenForChanges } from './session-subscription.js';
-import { inTransaction } from './transaction.js';
+import { saveStatement } from './save-statement.js';
 
 /**
  * Options of `PostgresSessionStore`. Give a `connectionString` (the store
@@ -41,11 +40,11 @@ type SessionRow = { version: number; state: unknown };
 
 /**
  * A durable `SessionStore` in PostgreSQL, for several server nodes sharing
- * sessions. A save is one transaction: a version-checked write of the
- * session row, the save's audit records, and a `NOTIFY` of
- * `'<sessionId>:<version>'` that other nodes receive (through `subscribe`)
- * only if the transaction commits. The schema is migrated on first use, or
- * up front with `migrate()` / `PostgresSessionStore.open(...)`.
+ * sessions. A save is one statement, so one transaction and one round
+ * trip: a version-checked write of the session row, the save's audit
+ * records, and a `NOTIFY` of `'<sessionId>:<version>'` that other nodes
+ * receive (through `subscribe`) only if it commits. The schema is migrated
+ * on first use, or up front with `migrate()` / `PostgresSessionStore.open(...)`.
  *
  * @example
  * const store = await PostgresSessionStore.open({ connectionString: process.env.DATABASE_URL! });
@@ -123,26 +122,34 @@ export class PostgresSessionStore implements SessionStore {
     expectedVersion: number,
     options: SaveOptions = {},
   ): Promise<number> {
-    const records = (options.audit ?? []).map((record) => parseAuditRecord(record, sessionId));
+    const records = (options.audit ?? []).map((record) =>
+      toAuditRecordRow(parseAuditRecord(record, sessionId)),
+    );
     const text = serializeAgentState(state);
     const deadline = parkedDeadline(state);
     await this.migrate();
-    // A relaxed save commits without waiting for its WAL flush; the next
-    // strict commit flushes it along (the WAL is one sequence).
-    const begin = options.relaxed === true ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN';
-    return inTransaction(
-      this.pool,
-      async (client) => {
-        const version = await this.writeSession(client, sessionId, text, deadline, expectedVersion);
-        for (const record of records) await this.insertAudit(client, record);
-        await client.query('SELECT pg_notify($1, $2)', [
-          this.channel,
-          formatChangePayload({ sessionId, version }),
-        ]);
-        return version;
-      },
-      begin,
+    if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
+      const written = await this.pool.query<{ version: number }>(
+        saveStatement(this.table, {
+          sessionId,
+          state: text,
+          deadline,
+          expectedVersion,
+          records,
+          channel: this.channel,
+          payload: formatChangePayload({ sessionId, version: expectedVersion + 1 }),
+          relaxed: options.relaxed === true,
+        }),
+      );
+      const version = written.rows[0]?.version;
+      if (version !== undefined) return version;
+    }
+    // Only a stale save reads again, for the version it lost to.
+    const current = await this.pool.query<{ version: number }>(
+      `SELECT version FROM ${this.table.sessions} WHERE id = $1`,
+      [sessionId],
     );
+    throw new StaleSessionError(sessionId, expectedVersion, current.rows[0]?.version);
   }
 
   async listDue(now: string, limit = 100): Promise<string[]> {
@@ -199,56 +206,5 @@ export class PostgresSessionStore implements SessionStore {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     if (this.ownsPool) await this.pool.end();
-  }
-
-  /** The version-checked write: one row changes, or the save is stale. */
-  private async writeSession(
-    client: PoolClient,
-    sessionId: string,
-    text: string,
-    deadline: string | null,
-    expectedVersion: number,
-  ): Promise<number> {
-    if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
-      const written =
-        expectedVersion === 0
-          ? await client.query<{ version: number }>(
-              `INSERT INTO ${this.table.sessions} (id, version, state, deadline)
-               VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version`,
-              [sessionId, text, deadline],
-            )
-          : await client.query<{ version: number }>(
-              `UPDATE ${this.table.sessions}
-               SET state = $2, version = version + 1, updated_at = now(), deadline = $4
-               WHERE id = $1 AND version = $3 RETURNING version`,
-              [sessionId, text, expectedVersion, deadline],
-            );
-      const version = written.rows[0]?.version;
-      if (version !== undefined) return version;
-    }
-    const current = await client.query<{ version: number }>(
-      `SELECT version FROM ${this.table.sessions} WHERE id = $1`,
-      [sessionId],
-    );
-    throw new StaleSessionError(sessionId, expectedVersion, current.rows[0]?.version);
-  }
-
-  private async insertAudit(client: PoolClient, record: AuditRecord): Promise<void> {
-    const row = toAuditRecordRow(record);
-    await client.query(
-      `INSERT INTO ${this.table.audit} (session_id, reply_id, tool_call_id, tool_name, decision,
-         input_digest, approver, at, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        row.session_id,
-        row.reply_id,
-        row.tool_call_id,
-        row.tool_name,
-        row.decision,
-        row.input_digest,
-        row.approver,
-        row.at,
-        row.detail,
-      ],
-    );
   }
 }

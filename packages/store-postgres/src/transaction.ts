@@ -2,19 +2,17 @@ import type { Pool, PoolClient } from 'pg';
 
 /**
  * Runs `work` on one pooled connection inside BEGIN ... COMMIT, rolling back
- * if it throws. `begin` may add statements that set the transaction up
- * (sent with BEGIN in one round trip). A connection whose ROLLBACK fails is destroyed rather than
+ * if it throws. A connection whose ROLLBACK fails is destroyed rather than
  * returned to the pool, since its transaction state is unknown.
  */
 export async function inTransaction<T>(
   pool: Pool,
   work: (client: PoolClient) => Promise<T>,
-  begin = 'BEGIN',
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query(begin);
+    await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -1,0 +1,72 @@
+import type { AuditRecordRow } from '@parley/core';
+
+/** The quoted names of the store's tables. */
+export type SaveTables = { sessions: string; audit: string };
+
+/**
+ * What one save writes. `expectedVersion` 0 creates the session; any other
+ * value updates it if it still has that version. `payload` is the NOTIFY
+ * payload of the version the save makes. `relaxed`: commit without waiting
+ * for the WAL flush; the next strict commit flushes it along (the WAL is
+ * one sequence).
+ */
+export type SaveWrite = {
+  sessionId: string;
+  state: string;
+  deadline: string | null;
+  expectedVersion: number;
+  records: readonly AuditRecordRow[];
+  channel: string;
+  payload: string;
+  relaxed: boolean;
+};
+
+/** A parameterised statement, as `pg` takes it. */
+export type SqlStatement = { text: string; values: unknown[] };
+
+const AUDIT_COLUMNS =
+  'session_id, reply_id, tool_call_id, tool_name, decision, input_digest, approver, at, detail';
+
+/**
+ * The whole save as one statement (Postgres runs it atomically, in one
+ * round trip): the version-checked write of the session row `RETURNING`
+ * its new version, the audit records inserted in the order given only if
+ * that write returned a row, and the NOTIFY selected from the same row. It
+ * returns one row, `{ version }`, or none when the version check failed
+ * (and then writes nothing).
+ */
+export function saveStatement(tables: SaveTables, write: SaveWrite): SqlStatement {
+  const values: unknown[] = [];
+  const parameter = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const id = parameter(write.sessionId);
+  const state = parameter(write.state);
+  const deadline = parameter(write.deadline);
+  const written =
+    write.expectedVersion === 0
+      ? `INSERT INTO ${tables.sessions} (id, version, state, deadline)
+         VALUES (${id}, 1, ${state}, ${deadline}) ON CONFLICT (id) DO NOTHING RETURNING version`
+      : `UPDATE ${tables.sessions}
+         SET state = ${state}, version = version + 1, updated_at = now(), deadline = ${deadline}
+         WHERE id = ${id} AND version = ${parameter(write.expectedVersion)} RETURNING version`;
+  const audited =
+    write.records.length === 0
+      ? ''
+      : `, audited AS (
+         INSERT INTO ${tables.audit} (${AUDIT_COLUMNS})
+         SELECT ${AUDIT_COLUMNS} FROM written,
+           ROWS FROM (jsonb_to_recordset(${parameter(JSON.stringify(write.records))}::jsonb) AS (
+             session_id text, reply_id text, tool_call_id text, tool_name text, decision text,
+             input_digest text, approver text, at timestamptz, detail text
+           )) WITH ORDINALITY AS record
+         ORDER BY record.ordinality
+       )`;
+  const notify = `pg_notify(${parameter(write.channel)}, ${parameter(write.payload)})`;
+  // set_config(..., true) is SET LOCAL: it lasts until this statement's own commit.
+  const relax = write.relaxed ? ", set_config('synchronous_commit', 'off', true)" : '';
+  const text = `WITH written AS (${written})${audited}
+    SELECT version, ${notify}${relax} FROM written`;
+  return { text, values };
+}
