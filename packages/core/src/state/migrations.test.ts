@@ -144,7 +144,7 @@ describe('migrateAgentState', () => {
     ];
     const v0 = { schemaVersion: 0, sessionId: 's', context: [], reply: null, rules: [] };
     const migrated = migrateAgentState(v0, {
-      migrations: fromZero,
+      migrations: [...fromZero, ...agentStateMigrations],
       targetVersion: AGENT_STATE_VERSION,
     });
     expect(agentStateSchema.safeParse(migrated).success).toBe(true);
@@ -155,6 +155,34 @@ describe('agentStateMigrations (this build)', () => {
   it('has exactly one step per version below the current one, in order', () => {
     expect(agentStateMigrations.map((migration) => migration.from)).toEqual(
       Array.from({ length: AGENT_STATE_VERSION - 1 }, (_, index) => index + 1),
+    );
+  });
+
+  it('changes nothing but the version of a version-1 state', () => {
+    const permission = {
+      mode: 'default',
+      workingDirectories: [],
+      allowRules: [],
+      denyRules: [],
+      askRules: [],
+    };
+    const v1 = { schemaVersion: 1, sessionId: 's', context: [], permission, reply: null };
+    expect(migrateAgentState(v1)).toStrictEqual({ ...v1, schemaVersion: 2 });
+  });
+
+  it('is why a version-1 build refuses a compact state as newer, not as incomplete', () => {
+    const compact = {
+      schemaVersion: 2,
+      sessionId: 's',
+      context: [],
+      permission: { mode: 'default' },
+      reply: null,
+    };
+    const error = stateError(() =>
+      migrateAgentState(compact, { migrations: [], targetVersion: 1 }),
+    );
+    expect(error.message).toBe(
+      'Invalid agent state at schemaVersion: version 2 is newer than this build reads (up to 1); upgrade Parley to load it',
     );
   });
 });

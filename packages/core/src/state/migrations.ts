@@ -18,14 +18,23 @@ export type AgentStateMigration = {
 
 /**
  * The migrations of this build, in version order, one per version below
- * `AGENT_STATE_VERSION`. Version 1 is the first version, so there are none
- * yet. Version 2 slots in as one entry, with the schema change and the bump
- * of `AGENT_STATE_VERSION`:
+ * `AGENT_STATE_VERSION`. Version 2 only lets the stored form leave out empty
+ * lists, so a version-1 state is already a valid version-2 state and its step
+ * changes nothing but the version; the bump keeps a version-1 build from
+ * misreading a compact state as one with missing fields. Version 3 slots in
+ * as one more entry, with the schema change and the bump of
+ * `AGENT_STATE_VERSION`:
  * @example
- * { from: 1, description: 'reply.deadline becomes reply.expiresAt',
+ * { from: 2, description: 'reply.deadline becomes reply.expiresAt',
  *   migrate: ({ reply, ...rest }) => ({ ...rest, reply: renameDeadline(reply) }) }
  */
-export const agentStateMigrations: readonly AgentStateMigration[] = [];
+export const agentStateMigrations: readonly AgentStateMigration[] = [
+  {
+    from: 1,
+    description: 'empty lists may be left out of the stored form',
+    migrate: (state) => state,
+  },
+];
 
 /** Where to migrate to and with which steps (tests pass their own list). */
 export type MigrateOptions = {

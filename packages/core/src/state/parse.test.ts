@@ -20,26 +20,34 @@ function stateError(run: () => unknown): InvalidStateError {
 }
 
 describe('parseAgentState: valid fixtures', () => {
-  const valid = readdirSync(fixtures).filter((name) => name.endsWith('.json'));
+  // The same cases as a released version-1 build wrote them (full form) and
+  // as this build writes them (compact form).
+  const cases = readdirSync(new URL('v2/', fixtures)).sort();
 
-  it('has the idle and both parked fixtures', () => {
-    expect(valid.sort()).toEqual([
-      'v1-idle.json',
-      'v1-parked-confirm.json',
-      'v1-parked-external.json',
-    ]);
+  it('has the idle and both parked fixtures, in both versions', () => {
+    expect(cases).toEqual(['idle.json', 'parked-confirm.json', 'parked-external.json']);
+    expect(readdirSync(new URL('v1/', fixtures)).sort()).toEqual(cases);
   });
 
-  it.each(valid)('loads %s unchanged', (name) => {
-    const value = readFixture(name);
+  it.each(cases)('loads v2/%s, and writes it back as it is', (name) => {
+    const value = readFixture(`v2/${name}`);
     const state = parseAgentState(value, 'sess');
-    expect(state).toStrictEqual(value);
+    expect(state.schemaVersion).toBe(2);
+    expect(JSON.parse(serializeAgentState(state))).toStrictEqual(value);
     expect(parseAgentState(JSON.parse(serializeAgentState(state)))).toStrictEqual(state);
   });
 
+  it.each(cases)('migrates v1/%s to the state v2/%s gives', (name) => {
+    const v1 = readFixture(`v1/${name}`);
+    const state = parseAgentState(v1, 'sess');
+    expect(state).toStrictEqual(parseAgentState(readFixture(`v2/${name}`)));
+    expect(state).toStrictEqual({ ...(v1 as object), schemaVersion: 2 });
+  });
+
   it('reads the parked reply of a fixture', () => {
-    const state = parseAgentState(readFixture('v1-parked-external.json'));
+    const state = parseAgentState(readFixture('v2/parked-external.json'));
     expect(state.reply?.status).toBe('parked');
+    expect(state.reply?.executing).toEqual([]);
     expect(state.context.at(-1)?.id).toBe(state.reply?.replyId);
   });
 });
@@ -54,11 +62,13 @@ describe('parseAgentState: malformed fixtures', () => {
     'missing-schema-version.json': 'schemaVersion',
     'negative-iterations.json': 'reply.iterations',
     'not-an-object.json': '',
+    'null-list.json': 'reply.executing',
     'reply-id-mismatch.json': 'reply.replyId',
     'reply-without-message.json': 'reply.replyId',
     'result-block-without-text.json': 'context.1.content.2.output.0.text',
     'truncated.json': 'permission',
     'unknown-key.json': 'context.1.finishReason',
+    'unknown-key-compact.json': 'permission.allowRule',
   };
   const malformed = readdirSync(new URL('malformed/', fixtures));
 
@@ -83,7 +93,9 @@ describe('parseAgentState: malformed fixtures', () => {
         stateError(() => parseAgentState(readFixture(`malformed/${name}`))).message,
       ]),
     );
-    expect(messages['future-version.json']).toContain('version 2 is newer than this build reads');
+    expect(messages['future-version.json']).toContain(
+      'version 3 is newer than this build reads (up to 2)',
+    );
     expect(messages['bad-tool-call-state.json']).toContain('received string "waiting"');
     expect(messages['duplicate-tool-call-id.json']).toContain(
       'duplicate tool call id "call_ask_1"',
@@ -92,6 +104,8 @@ describe('parseAgentState: malformed fixtures', () => {
     expect(messages['reply-without-message.json']).toContain('the last message is a user message');
     expect(messages['truncated.json']).toContain('required field is missing');
     expect(messages['unknown-key.json']).toContain('unknown key "finishReason"');
+    expect(messages['unknown-key-compact.json']).toContain('unknown key "allowRule"');
+    expect(messages['null-list.json']).toContain('received null');
     expect(messages['not-an-object.json']).toContain('received array');
     expect(messages['negative-iterations.json']).toContain('>=0, received number -1');
   });
@@ -104,7 +118,7 @@ describe('parseAgentState: malformed fixtures', () => {
 });
 
 describe('parseAgentState: invariants and edge cases', () => {
-  const parked = (): AgentState => parseAgentState(readFixture('v1-parked-confirm.json'));
+  const parked = (): AgentState => parseAgentState(readFixture('v2/parked-confirm.json'));
 
   it('refuses null, text and numbers', () => {
     for (const value of [null, undefined, 'state', 3]) {
@@ -162,7 +176,7 @@ function escape(text: string): string {
 
 describe('parseAgentState: application metadata', () => {
   it('keeps metadata the application stored with the state, and refuses a non-object', () => {
-    const idle = readFixture('v1-idle.json') as AgentState;
+    const idle = readFixture('v2/idle.json') as AgentState;
     const withMetadata = { ...idle, metadata: { model: 'scripted:demo', tools: ['Bash'] } };
     expect(parseAgentState(withMetadata).metadata).toEqual({
       model: 'scripted:demo',

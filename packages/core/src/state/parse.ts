@@ -2,14 +2,16 @@ import { InvalidStateError } from '../errors/index.js';
 import { describeSchemaProblem } from '../event/schema-problem.js';
 import { migrateAgentState, stateProblemMessage } from './migrations.js';
 import { agentStateSchema } from './schema.js';
+import { compactAgentState } from './stored-form.js';
 import type { AgentState } from './types.js';
 
 /**
  * Validates a stored or given state, migrating an older `schemaVersion`
- * forward first. Refuses a corrupt, truncated or future-version state with
- * `InvalidStateError`, whose message names the session (when given) and the
- * bad field, e.g. `Invalid agent state of session 's1' at
- * context.3.content.0.state: expected one of ...`.
+ * forward first. Reads the full form and the compact stored form alike and
+ * returns the full form (every list present). Refuses a corrupt, truncated
+ * or future-version state with `InvalidStateError`, whose message names the
+ * session (when given) and the bad field, e.g. `Invalid agent state of
+ * session 's1' at context.3.content.0.state: expected one of ...`.
  * @example const state = parseAgentState(JSON.parse(text), sessionId);
  */
 export function parseAgentState(value: unknown, sessionId?: string): AgentState {
@@ -24,9 +26,11 @@ export function parseAgentState(value: unknown, sessionId?: string): AgentState 
 }
 
 /**
- * The JSON text of a state, for a store or a file. `parseAgentState` reads it
- * back (after `JSON.parse`) to an equal state.
+ * The JSON text of a state, for a store or a file, in the compact stored form:
+ * the empty lists of the permission context and of the reply are left out
+ * (see `compactAgentState`). `parseAgentState` reads it back (after
+ * `JSON.parse`) to an equal state, with those lists filled in.
  */
 export function serializeAgentState(state: AgentState): string {
-  return JSON.stringify(state);
+  return JSON.stringify(compactAgentState(state));
 }

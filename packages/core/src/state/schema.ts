@@ -8,12 +8,18 @@ import { AGENT_STATE_VERSION } from './types.js';
 // Strict objects: a stored state with keys this version does not know is
 // corrupt or from another version, and must not be half-read.
 
+/**
+ * A list the stored form leaves out when it is empty (see `compactAgentState`):
+ * absent reads as a new empty list, while `null` or any other value is refused.
+ */
+const omittableList = <T extends z.ZodType>(item: T) => z.array(item).default(() => []);
+
 const permissionContext = z.strictObject({
   mode: z.enum(['default', 'accept_edits', 'explore', 'bypass', 'dont_ask']),
-  workingDirectories: z.array(z.string()),
-  allowRules: z.array(permissionRuleSchema),
-  denyRules: z.array(permissionRuleSchema),
-  askRules: z.array(permissionRuleSchema),
+  workingDirectories: omittableList(z.string()),
+  allowRules: omittableList(permissionRuleSchema),
+  denyRules: omittableList(permissionRuleSchema),
+  askRules: omittableList(permissionRuleSchema),
 });
 
 const count = z.number().int().nonnegative();
@@ -23,7 +29,7 @@ const replyState = z.strictObject({
   status: z.enum(['running', 'parked']),
   iterations: count,
   turnStart: count,
-  executing: z.array(z.string()),
+  executing: omittableList(z.string()),
   parkedAt: z.string().exactOptional(),
   deadline: z.string().exactOptional(),
 });
@@ -37,16 +43,21 @@ const agentStateShape = z.strictObject({
   metadata: metadataSchema.exactOptional(),
 });
 
-/** Validates a `PermissionContext` (the permission part of a stored state). */
+/**
+ * Validates a `PermissionContext` (the permission part of a stored state),
+ * filling in the lists the stored form left out.
+ */
 export const permissionContextSchema: z.ZodType<PermissionContext> = permissionContext;
 
-/** Validates a `ReplyState` (the reply in progress). */
+/** Validates a `ReplyState` (the reply in progress), filling in `executing` if left out. */
 export const replyStateSchema: z.ZodType<ReplyState> = replyState;
 
 /**
- * Validates an `AgentState` of the current `schemaVersion`: its shape, then
- * the invariants the agent relies on to resume (see `findStateProblems`).
- * Older versions must be migrated first; `parseAgentState` does both.
+ * Validates an `AgentState` of the current `schemaVersion`, in its full or
+ * stored (compact) form: its shape, then the invariants the agent relies on
+ * to resume (see `findStateProblems`). The result is the full form, with the
+ * empty lists the stored form left out filled in. Older versions must be
+ * migrated first; `parseAgentState` does both.
  */
 export const agentStateSchema: z.ZodType<AgentState> = agentStateShape.superRefine(
   (state, context) => {

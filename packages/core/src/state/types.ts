@@ -1,8 +1,12 @@
 import type { Msg } from '../message/index.js';
 import type { PermissionContext } from '../permission/index.js';
 
-/** The schema version this build writes. Older versions are migrated on load. */
-export const AGENT_STATE_VERSION = 1;
+/**
+ * The schema version this build writes. Older versions are migrated on load.
+ * Version 2 leaves empty lists out of the stored form (see
+ * `serializeAgentState`); in memory every field is present.
+ */
+export const AGENT_STATE_VERSION = 2;
 
 /**
  * The reply in progress. `status: 'parked'` waits for an input event;
