@@ -70,8 +70,8 @@ export async function* executeCall(
       : toChunks(execute(acting.input, context));
   const actingContext: ActingContext = {
     ...run.info,
-    toolCall: hooks.length === 0 ? call : structuredClone(call),
-    input: hooks.length === 0 ? input : structuredClone(input),
+    toolCall: run.deps.copyFor.acting ? structuredClone(call) : call,
+    input: run.deps.copyFor.acting ? structuredClone(input) : input,
     tool,
     signal: run.signal,
   };

@@ -7,6 +7,7 @@ import type { AgentState } from '../state/index.js';
 import { AGENT_STATE_VERSION, parseAgentState } from '../state/index.js';
 import { AgentBusyError, ModelError } from '../errors/index.js';
 import { newId, nowIso } from '../util/ids.js';
+import { takeAdopted } from './adopt.js';
 import { actOnTurn, interruptOpenCalls } from './batching.js';
 import type { ReplyInput, ReplyPlan } from './input.js';
 import { planReply } from './input.js';
@@ -19,7 +20,7 @@ import { ReplyRun } from './reply-run.js';
 import type { RunDependencies } from './reply-run.js';
 import { applyConfirm, applyExternal } from './resume.js';
 import { agentTexts } from './texts.js';
-import { compose } from './middleware.js';
+import { compose, needsCopies } from './middleware.js';
 import type { Middleware, ModelCallContext } from './middleware.js';
 import type { ChatChunk } from '../model/index.js';
 
@@ -89,10 +90,13 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     this.name = options.name ?? 'assistant';
+    const given = options.state;
     this.current =
-      options.state === undefined
+      given === undefined
         ? freshState(options)
-        : parseAgentState(structuredClone(options.state));
+        : takeAdopted(given)
+          ? given
+          : parseAgentState(structuredClone(given));
     this.engine = new PermissionEngine(this.current.permission);
     const middlewares = options.middlewares ?? [];
     this.current.permission = this.engine.context;
@@ -111,6 +115,10 @@ export class Agent {
         m.onCheckPermission ? [m.onCheckPermission] : [],
       ),
       actingHooks: middlewares.flatMap((m) => (m.onActing ? [m.onActing] : [])),
+      copyFor: {
+        permission: needsCopies(middlewares, 'onCheckPermission'),
+        acting: needsCopies(middlewares, 'onActing'),
+      },
       maxIters: options.maxIters ?? 50,
       logger: options.logger ?? silentLogger,
       checkpoint: withParkDeadline(options.checkpoint, this.expiry),

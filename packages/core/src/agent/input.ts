@@ -12,6 +12,7 @@ import {
   StaleReplyError,
 } from '../errors/index.js';
 import { newId, nowIso } from '../util/ids.js';
+import { takeAdoptedInput } from './adopt.js';
 import { checkConfirm, checkExternal, openCallsOf } from './resume.js';
 import { agentTexts } from './texts.js';
 
@@ -109,7 +110,7 @@ export function planReply(state: AgentState, toolkit: Toolkit, input: unknown): 
     if (reply?.status === 'parked') throw parkedError(state);
     return { kind: 'new', messages: toMessages(input as string | Msg | Msg[]) };
   }
-  const event = parseInputEvent(input);
+  const event = takeAdoptedInput(input) ? input : parseInputEvent(input);
   if (event.type === 'USER_INTERRUPT') {
     if (reply === null) return { kind: 'idle_interrupt' };
     if (event.replyId !== reply.replyId) throw new StaleReplyError(event.replyId, reply.replyId);

@@ -48,6 +48,28 @@ export type Middleware = {
   ) => AsyncIterable<ToolChunk>;
 };
 
+const readOnly = new WeakSet<Middleware>();
+
+/**
+ * Marks one of Parley's own middlewares as one that only reads what it is
+ * handed, so it is handed the originals rather than copies. Not exported
+ * from the package: a user's middleware always gets copies.
+ */
+export function readsOnly(middleware: Middleware): Middleware {
+  readOnly.add(middleware);
+  return middleware;
+}
+
+/** Whether some middleware with hook `key` may change what it is handed (and so needs copies). */
+export function needsCopies(
+  middlewares: readonly Middleware[],
+  key: 'onCheckPermission' | 'onActing',
+): boolean {
+  return middlewares.some(
+    (middleware) => middleware[key] !== undefined && !readOnly.has(middleware),
+  );
+}
+
 type Hook<C, R> = (context: C, next: (context: C) => R) => R;
 
 /** Composes hooks around `inner`, the first hook outermost. */

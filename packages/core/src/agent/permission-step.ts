@@ -65,20 +65,17 @@ export async function evaluateCall(
       : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
   try {
-    if (hooks.length === 0) {
-      decision = await inner({ ...run.info, toolCall: call, input, tool, confirmedByUser });
-    } else {
-      decision = await compose(
-        hooks,
-        inner,
-      )({
-        ...run.info,
-        toolCall: structuredClone(call),
-        input: structuredClone(input),
-        tool,
-        confirmedByUser,
-      });
-    }
+    const copy = run.deps.copyFor.permission;
+    decision = await compose(
+      hooks,
+      inner,
+    )({
+      ...run.info,
+      toolCall: copy ? structuredClone(call) : call,
+      input: copy ? structuredClone(input) : input,
+      tool,
+      confirmedByUser,
+    });
   } catch (error) {
     // A permission check that fails never allows: the call gets an error
     // result, like a tool that throws, and the loop goes on.

@@ -21,6 +21,8 @@ export type RunDependencies = {
   callModel: (context: ModelCallContext) => AsyncIterable<ChatChunk>;
   permissionHooks: readonly NonNullable<Middleware['onCheckPermission']>[];
   actingHooks: readonly NonNullable<Middleware['onActing']>[];
+  /** Whether the hooks get copies of the call and input (some may change them). */
+  copyFor: { permission: boolean; acting: boolean };
   maxIters: number;
   logger: Logger;
   checkpoint: Checkpoint | undefined;

@@ -7,6 +7,8 @@ import type {
   ReplyInput,
   ReplyOptions,
 } from '../../agent/index.js';
+import { adoptInput, adoptState } from '../../agent/adopt.js';
+import { readsOnly } from '../../agent/middleware.js';
 import { settleStoppedReply } from '../../agent/recovery.js';
 import {
   ConcurrentResumeError,
@@ -80,6 +82,8 @@ const STRICT_REASONS: ReadonlySet<CheckpointReason> = new Set<CheckpointReason>(
  */
 export class SessionCall {
   readonly agent: Agent;
+  /** What to give the agent: the call's input, an answer already parsed. */
+  readonly input: ReplyInput | undefined;
   private readonly setup: SessionCallSetup;
   private readonly collector: AuditCollector;
   /** The reply this call answers, when it answers one. */
@@ -97,12 +101,14 @@ export class SessionCall {
     loaded: StoredSession | undefined,
     collector: AuditCollector,
     claimed: string | undefined,
+    input: ReplyInput | undefined,
   ) {
+    this.input = input;
     this.setup = setup;
     this.collector = collector;
     this.claimed = claimed;
     this.version = loaded?.version ?? 0;
-    const audit: Middleware = {
+    const audit: Middleware = readsOnly({
       name: 'parley:audit',
       onCheckPermission: async (context, next) => {
         const decision = await next(context);
@@ -114,7 +120,7 @@ export class SessionCall {
         );
         return decision;
       },
-    };
+    });
     const checkpoint: Checkpoint = (state, reason) => this.checkpoint(state, reason);
     const now = setup.now;
     const model = setup.agent.model;
@@ -128,7 +134,9 @@ export class SessionCall {
       middlewares: [audit, ...(setup.agent.middlewares ?? [])],
       checkpoint,
       clock: () => now,
-      ...(loaded === undefined ? { sessionId: setup.sessionId } : { state: loaded.state }),
+      ...(loaded === undefined
+        ? { sessionId: setup.sessionId }
+        : { state: adoptState(loaded.state) }),
     });
   }
 
@@ -138,26 +146,28 @@ export class SessionCall {
    * one) is refused with `StaleReplyError`. A reply a stopped process left
    * running is settled first (a call it had started is never run again).
    */
-  static async open(setup: SessionCallSetup, input: unknown): Promise<SessionCall> {
+  static async open(setup: SessionCallSetup, input: ReplyInput | undefined): Promise<SessionCall> {
     const { loaded, collector, expired } = await load(setup);
     const state = loaded?.state;
     let claimed: string | undefined;
+    let given = input;
     if (input !== undefined && input !== null && looksLikeInputEvent(input)) {
       const event = parseInputEvent(input);
       claimed = event.replyId;
+      given = adoptInput(event);
       if (!expired) {
         checkAnswer(setup.sessionId, state, event);
         if (state !== undefined) collector.recordInput(state, event);
       }
     }
-    return new SessionCall(setup, loaded, collector, claimed);
+    return new SessionCall(setup, loaded, collector, claimed, given);
   }
 
   /** Like `open` with no input, but `undefined` unless the parked reply has expired. */
   static async openExpired(setup: SessionCallSetup): Promise<SessionCall | undefined> {
     const { loaded, collector, expired } = await load(setup);
     if (!expired) return undefined;
-    return new SessionCall(setup, loaded, collector, loaded?.state.reply?.replyId);
+    return new SessionCall(setup, loaded, collector, loaded?.state.reply?.replyId, undefined);
   }
 
   /** Runs the reply as `Agent.reply` does; held steps are written before it returns. */

@@ -80,7 +80,7 @@ export class Sessions {
     options: SessionReplyOptions = {},
   ): Promise<Msg> {
     const call = await this.open(sessionId, input, options);
-    return call.reply(input, agentCallOptions(options));
+    return call.reply(call.input, agentCallOptions(options));
   }
 
   /**
@@ -93,7 +93,7 @@ export class Sessions {
     options: SessionReplyOptions = {},
   ): AsyncGenerator<AgentEvent, void, undefined> {
     const call = await this.open(sessionId, input, options);
-    yield* call.replyStream(input, agentCallOptions(options));
+    yield* call.replyStream(call.input, agentCallOptions(options));
   }
 
   /** The stored session (`undefined` when there is none). */
@@ -147,7 +147,7 @@ export class Sessions {
 
   private async open(
     sessionId: string,
-    input: unknown,
+    input: ReplyInput | undefined,
     options: SessionReplyOptions,
   ): Promise<SessionCall> {
     const approver = options.approver;
