@@ -1,9 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { digestToolInput } from '../audit-record.js';
-import { sha256Hex } from './sha256.js';
+import { sha256Hex, sha256HexPortable } from './sha256.js';
 
-describe('sha256Hex', () => {
+describe.each([
+  ['sha256Hex (Node crypto)', sha256Hex],
+  ['sha256HexPortable', sha256HexPortable],
+])('%s', (_name, sha256Hex) => {
   it('matches the known vectors', () => {
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(sha256Hex('abc')).toBe(

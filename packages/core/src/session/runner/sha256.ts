@@ -18,8 +18,23 @@ const K = new Uint32Array([
 
 const encoder = new TextEncoder();
 
+/**
+ * Node's own hashing, reached without a `node:` import (so core still loads
+ * in a browser or an edge runtime, which take the TypeScript version).
+ */
+const nodeCrypto =
+  typeof globalThis.process?.getBuiltinModule === 'function'
+    ? globalThis.process.getBuiltinModule('node:crypto')
+    : undefined;
+
 /** The SHA-256 of the UTF-8 bytes of `text`, as 64 lower-case hex digits. */
 export function sha256Hex(text: string): string {
+  if (nodeCrypto !== undefined) return nodeCrypto.createHash('sha256').update(text).digest('hex');
+  return sha256HexPortable(text);
+}
+
+/** `sha256Hex` in plain TypeScript, for runtimes without Node's crypto. */
+export function sha256HexPortable(text: string): string {
   const bytes = encoder.encode(text);
   const bitLength = bytes.length * 8;
   const padded = new Uint8Array((((bytes.length + 8) >> 6) + 1) << 6);
