@@ -170,7 +170,7 @@ function model(): ScriptedModel {
       ? { toolCalls: [{ name: 'write_file', input: INPUT }] }
       : { text: 'done' };
   };
-  return new ScriptedModel([turn], { repeatLast: true });
+  return new ScriptedModel([turn], { repeatLast: true, record: false });
 }
 const sessionsOn = (store: SessionStore, persist: PersistSchedule = 'steps'): Sessions =>
   new Sessions({ store, persist, agent: () => ({ name: 'assistant', model: model(), toolkit }) });

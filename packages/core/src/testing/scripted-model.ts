@@ -31,6 +31,8 @@ export type ScriptedModelOptions = {
   interleave?: boolean;
   /** Repeat the last step forever instead of failing when the script runs out. */
   repeatLast?: boolean;
+  /** Keep a copy of every request in `requests` (default true; benchmarks turn it off). */
+  record?: boolean;
 };
 
 function split(text: string, size: number | undefined): string[] {
@@ -43,7 +45,7 @@ function split(text: string, size: number | undefined): string[] {
 /**
  * A deterministic `ChatModel` that plays a script, for tests and offline
  * demos. Every request it receives is recorded in `requests` (a deep copy,
- * as the model saw it).
+ * as the model saw it), unless `record: false`.
  *
  * @example
  * const model = new ScriptedModel([
@@ -71,7 +73,7 @@ export class ScriptedModel implements ChatModel {
   }
 
   async *stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
-    this.requests.push(structuredClone(request));
+    if (this.options.record !== false) this.requests.push(structuredClone(request));
     const turn = this.nextTurn(request);
     let sent = 0;
     for (const chunk of this.chunksOf(turn)) {
