@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, Toolkit } from '@parley/core';
+import { AGENT_STATE_VERSION, Agent, Toolkit } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { SessionFileError, decodeSession, encodeSession } from './session-file.js';
 import type { JsonSessionSettings } from './session-file.js';
@@ -22,7 +22,7 @@ describe('JSON session files of earlier versions', () => {
     expect(() => decodeSession('{', 'bad.json')).toThrow(SessionFileError);
     expect(() => decodeSession('{"format":"other"}', 'bad.json')).toThrow(/bad\.json/);
     const wrongState = encodeSession({ settings, state: freshState() }).replace(
-      '"schemaVersion": 1',
+      `"schemaVersion": ${AGENT_STATE_VERSION}`,
       '"schemaVersion": 99',
     );
     expect(() => decodeSession(wrongState, 'old.json')).toThrow(

@@ -1,7 +1,7 @@
 import { sampleState } from '@parley/core/conformance';
 import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../errors/index.js';
-import { serializeAgentState } from '../state/index.js';
+import { AGENT_STATE_VERSION, serializeAgentState } from '../state/index.js';
 import { decodeStoredState } from './stored-state.js';
 
 describe('stored state text', () => {
@@ -14,7 +14,10 @@ describe('stored state text', () => {
     ['not text', 42],
     ['not JSON', '{'],
     ['not an object', '"text"'],
-    ['from a future schema', JSON.stringify({ ...sampleState('s1'), schemaVersion: 2 })],
+    [
+      'from a future schema',
+      JSON.stringify({ ...sampleState('s1'), schemaVersion: AGENT_STATE_VERSION + 1 }),
+    ],
   ])('refuses a stored state that is %s, naming the session', (_what, stored) => {
     expect(() => decodeStoredState('s1', stored)).toThrow(InvalidStateError);
     expect(() => decodeStoredState('s1', stored)).toThrow(
