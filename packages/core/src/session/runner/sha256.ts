@@ -29,7 +29,12 @@ const nodeCrypto =
 
 /** The SHA-256 of the UTF-8 bytes of `text`, as 64 lower-case hex digits. */
 export function sha256Hex(text: string): string {
-  if (nodeCrypto !== undefined) return nodeCrypto.createHash('sha256').update(text).digest('hex');
+  if (nodeCrypto !== undefined) {
+    // One-shot `hash` (Node 20.12+) costs about a third of a Hash object.
+    return typeof nodeCrypto.hash === 'function'
+      ? nodeCrypto.hash('sha256', text, 'hex')
+      : nodeCrypto.createHash('sha256').update(text).digest('hex');
+  }
   return sha256HexPortable(text);
 }
 
