@@ -12,16 +12,28 @@
 // Both run in this process, interleaved; results are ratios to the floor.
 // Parley runs with both write schedules: 'steps' (default; five writes per
 // round trip, three strict) and 'boundaries' (three writes, all strict).
+// Two more lines split Parley's NORMAL round trip in two: the runtime alone
+// (the same round trip on InMemorySessionStore, no database) and the
+// SQLite store alone (the saves one round trip made, with their audit
+// records, replayed on fresh session ids).
 //
 //   npx tsx bench/park-resume.ts            (PARLEY_PG_URL set: Postgres too)
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
+import {
+  InMemorySessionStore,
+  Sessions,
+  Toolkit,
+  tool,
+  userConfirmResultEvent,
+} from '@parley/core';
 import type {
+  AgentState,
   ChatRequest,
   PersistSchedule,
+  SaveOptions,
   SessionStore,
   UserConfirmResultEvent,
 } from '@parley/core';
@@ -217,7 +229,20 @@ const cpuSince = (start: NodeJS.CpuUsage): number => {
 };
 
 /** Round trips of both sides, interleaved, each on a fresh session id. */
-async function roundTrips(sessions: Sessions, floor: Floor, count: number): Promise<Measured> {
+function roundTrips(sessions: Sessions, floor: Floor, count: number): Promise<Measured> {
+  return timeSides(
+    async (id) => resume(sessions, id, await park(sessions, id)),
+    (id) => floor.roundTrip(id),
+    count,
+  );
+}
+
+/** Times two sides, interleaved, each on a fresh session id, after a warm-up of a fifth. */
+async function timeSides(
+  parleySide: (id: string) => Promise<void>,
+  floorSide: (id: string) => Promise<void>,
+  count: number,
+): Promise<Measured> {
   const parley: number[] = [];
   const floorTimes: number[] = [];
   const parleyCpu: number[] = [];
@@ -226,12 +251,12 @@ async function roundTrips(sessions: Sessions, floor: Floor, count: number): Prom
     const id = globalThis.crypto.randomUUID();
     let cpu = process.cpuUsage();
     let start = performance.now();
-    await resume(sessions, id, await park(sessions, id));
+    await parleySide(id);
     const parleyTime = performance.now() - start;
     const parleyUsed = cpuSince(cpu);
     cpu = process.cpuUsage();
     start = performance.now();
-    await floor.roundTrip(id);
+    await floorSide(id);
     const floorTime = performance.now() - start;
     const floorUsed = cpuSince(cpu);
     if (i < 0) continue; // warm-up
@@ -291,6 +316,8 @@ async function sqliteRuns(directory: string): Promise<void> {
     }
   }
 
+  await splitRuns(directory);
+
   // Paused-state bytes: what each side stores at the pause.
   const store = new SqliteSessionStore({ path: join(directory, 'bytes.sqlite') });
   const sessions = sessionsOn(store);
@@ -349,6 +376,71 @@ async function sqliteRuns(directory: string): Promise<void> {
   );
   await resumeStore.close();
   resumeFloor.close();
+}
+
+/** One save as the runner made it. */
+type Save = { state: AgentState; options: SaveOptions };
+
+/** The saves of one round trip, in order, recorded off an in-memory store. */
+async function recordSaves(persist: PersistSchedule): Promise<Save[]> {
+  const inner = new InMemorySessionStore();
+  const saves: Save[] = [];
+  const recording: SessionStore = {
+    load: (id) => inner.load(id),
+    save: (id, state, version, options = {}) => {
+      saves.push({ state: structuredClone(state), options: structuredClone(options) });
+      return inner.save(id, state, version, options);
+    },
+  };
+  const sessions = sessionsOn(recording, persist);
+  await resume(sessions, 'recorded', await park(sessions, 'recorded'));
+  return saves;
+}
+
+/** Replays `saves` on session `id` (ids and audit records moved to it). */
+async function replay(store: SessionStore, id: string, saves: Save[]): Promise<void> {
+  let version = 0;
+  for (const { state, options } of saves) {
+    const audit = options.audit?.map((record) => ({ ...record, sessionId: id }));
+    version = await store.save(id, { ...state, sessionId: id }, version, {
+      ...options,
+      ...(audit === undefined ? {} : { audit }),
+    });
+  }
+}
+
+/** Parley's NORMAL round trip split: the runtime without a database, the store without the runtime. */
+async function splitRuns(directory: string): Promise<void> {
+  console.log('  split of the synchronous=NORMAL round trip (each against the NORMAL floor):');
+  for (const persist of ['steps', 'boundaries'] as const) {
+    const floor = new SqliteFloor(
+      join(directory, `floor-split-runtime-${persist}.sqlite`),
+      'NORMAL',
+    );
+    const runtime = await roundTrips(
+      sessionsOn(new InMemorySessionStore(), persist),
+      floor,
+      ROUND_TRIPS,
+    );
+    floor.close();
+    report(`runtime alone (InMemorySessionStore), persist '${persist}'`, runtime);
+
+    const saves = await recordSaves(persist);
+    const path = join(directory, `store-alone-${persist}.sqlite`);
+    const store = new SqliteSessionStore({ path, synchronous: 'NORMAL' });
+    const storeFloor = new SqliteFloor(
+      join(directory, `floor-split-store-${persist}.sqlite`),
+      'NORMAL',
+    );
+    const writes = await timeSides(
+      (id) => replay(store, id, saves),
+      (id) => storeFloor.roundTrip(id),
+      ROUND_TRIPS,
+    );
+    report(`SQLite store alone (${saves.length} saves replayed), persist '${persist}'`, writes);
+    await store.close();
+    storeFloor.close();
+  }
 }
 
 async function postgresRuns(url: string): Promise<void> {
