@@ -2,8 +2,9 @@ import type { ClientConfig } from 'pg';
 import { Client, Pool, escapeIdentifier } from 'pg';
 import { StaleSessionError } from '@parley/core';
 import { freshSessionId, sampleAudit, sampleState } from '@parley/core/conformance';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from './postgres-session-store.js';
+import { useTestSchemas } from './test-schemas.js';
 
 const url = process.env.PARLEY_PG_URL;
 if (url === undefined || url === '') {
@@ -66,33 +67,12 @@ describe.skipIf(url === undefined || url === '')(
   'PostgresSessionStore saves in one statement',
   () => {
     const connectionString = url ?? '';
-    let admin: Pool;
-    const schemas: string[] = [];
-
-    beforeAll(() => {
-      admin = new Pool({ connectionString, max: 2 });
-    });
-
-    afterEach(async () => {
-      for (const schema of schemas.splice(0)) {
-        await admin.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
-      }
-    });
-
-    afterAll(async () => {
-      await admin.end();
-    });
-
-    function testSchema(): string {
-      const schema = `parley_save_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
-      schemas.push(schema);
-      return schema;
-    }
+    const { admin, testSchema } = useTestSchemas(connectionString);
 
     it('sends every save as one query, whatever it writes, and keeps the records in order', async () => {
       const sent: string[] = [];
       const pool = recordingPool(connectionString, sent);
-      const store = await PostgresSessionStore.open({ pool, schema: testSchema() });
+      const store = await PostgresSessionStore.open({ pool, schema: testSchema('parley_save') });
       try {
         const id = freshSessionId();
         const records = Array.from({ length: 60 }, (_, index) =>
@@ -121,7 +101,7 @@ describe.skipIf(url === undefined || url === '')(
     it('writes no audit record when the version check fails, and reads the version only then', async () => {
       const sent: string[] = [];
       const pool = recordingPool(connectionString, sent);
-      const store = await PostgresSessionStore.open({ pool, schema: testSchema() });
+      const store = await PostgresSessionStore.open({ pool, schema: testSchema('parley_save') });
       try {
         const id = freshSessionId();
         const first = sampleAudit(id, 'asked');
@@ -151,9 +131,9 @@ describe.skipIf(url === undefined || url === '')(
     });
 
     it('refuses a creation that waited on another writer creating the same session', async () => {
-      const schema = testSchema();
+      const schema = testSchema('parley_save');
       const store = await PostgresSessionStore.open({ connectionString, schema });
-      const other = await admin.connect();
+      const other = await admin().connect();
       try {
         const id = freshSessionId();
         const holder = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
@@ -165,7 +145,7 @@ describe.skipIf(url === undefined || url === '')(
         const settled = failureOf(
           store.save(id, sampleState(id), 0, { audit: [sampleAudit(id, 'asked')] }),
         );
-        await blockedBy(admin, holder.rows[0]!.pid);
+        await blockedBy(admin(), holder.rows[0]!.pid);
         await other.query('COMMIT');
         const error = await settled;
         expect(error).toBeInstanceOf(StaleSessionError);

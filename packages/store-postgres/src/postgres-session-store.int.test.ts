@@ -6,10 +6,11 @@ import {
   sampleState,
 } from '@parley/core/conformance';
 import { Pool, escapeIdentifier } from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
 import type { SessionChange } from './session-subscription.js';
+import { randomName, useTestSchemas } from './test-schemas.js';
 
 const url = process.env.PARLEY_PG_URL;
 if (url === undefined || url === '') {
@@ -19,37 +20,10 @@ if (url === undefined || url === '') {
   );
 }
 
-/** A schema (and NOTIFY channel) name no other run uses. */
-function randomName(prefix: string): string {
-  return `${prefix}_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
-}
-
 describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
   const connectionString = url ?? '';
   // One pool for reaching behind the stores' backs and dropping test schemas.
-  let admin: Pool;
-  const schemas: string[] = [];
-
-  beforeAll(() => {
-    admin = new Pool({ connectionString, max: 2 });
-  });
-
-  afterEach(async () => {
-    for (const schema of schemas.splice(0)) {
-      await admin.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
-    }
-  });
-
-  afterAll(async () => {
-    await admin.end();
-  });
-
-  /** A fresh schema name, dropped after the test. */
-  function testSchema(prefix = 'parley_test'): string {
-    const schema = randomName(prefix);
-    schemas.push(schema);
-    return schema;
-  }
+  const { admin, testSchema } = useTestSchemas(connectionString);
 
   describeSessionStoreConformance('PostgresSessionStore', async () => {
     const schema = randomName('parley_conformance');
@@ -62,14 +36,14 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
     return {
       store,
       async corrupt(sessionId, rawText) {
-        await admin.query(
+        await admin().query(
           `INSERT INTO ${quoted}.sessions (id, version, state) VALUES ($1, 1, $2)
            ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state`,
           [sessionId, rawText],
         );
       },
       async readRaw(sessionId) {
-        const result = await admin.query<{ state: string; version: number }>(
+        const result = await admin().query<{ state: string; version: number }>(
           `SELECT state, version FROM ${quoted}.sessions WHERE id = $1`,
           [sessionId],
         );
@@ -77,7 +51,7 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
         return row === undefined ? undefined : { text: row.state, version: row.version };
       },
       async failAuditWrites() {
-        await admin.query(`
+        await admin().query(`
           CREATE FUNCTION ${quoted}.refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN RAISE EXCEPTION 'audit writes refused by the test'; END $$;
           CREATE TRIGGER refuse_audit BEFORE INSERT ON ${quoted}.audit
@@ -85,7 +59,7 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
       },
       async close() {
         await store.close();
-        await admin.query(`DROP SCHEMA IF EXISTS ${quoted} CASCADE`);
+        await admin().query(`DROP SCHEMA IF EXISTS ${quoted} CASCADE`);
       },
     };
   });
@@ -98,7 +72,7 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
     );
     try {
       await Promise.all(nodes.map((node) => node.migrate()));
-      const applied = await admin.query(
+      const applied = await admin().query(
         `SELECT version, name FROM ${escapeIdentifier(schema)}.schema_migrations ORDER BY version`,
       );
       expect(applied.rows).toStrictEqual(
@@ -112,7 +86,7 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
   it('refuses a schema migrated by a newer build', async () => {
     const schema = testSchema();
     await (await PostgresSessionStore.open({ connectionString, schema })).close();
-    await admin.query(
+    await admin().query(
       `INSERT INTO ${escapeIdentifier(schema)}.schema_migrations (version, name) VALUES ($1, 'later')`,
       [POSTGRES_MIGRATIONS.length + 1],
     );
@@ -139,11 +113,11 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
     const id = freshSessionId();
     await store.save(id, sampleState(id), 0, { audit: [sampleAudit(id, 'asked')] });
     const audit = `${escapeIdentifier(schema)}.audit`;
-    await expect(admin.query(`UPDATE ${audit} SET decision = 'confirmed'`)).rejects.toThrow(
+    await expect(admin().query(`UPDATE ${audit} SET decision = 'confirmed'`)).rejects.toThrow(
       /append-only/,
     );
-    await expect(admin.query(`DELETE FROM ${audit}`)).rejects.toThrow(/append-only/);
-    await expect(admin.query(`TRUNCATE ${audit}`)).rejects.toThrow(/append-only/);
+    await expect(admin().query(`DELETE FROM ${audit}`)).rejects.toThrow(/append-only/);
+    await expect(admin().query(`TRUNCATE ${audit}`)).rejects.toThrow(/append-only/);
     expect(await store.listAudit(id)).toStrictEqual([sampleAudit(id, 'asked')]);
     await store.close();
   });
@@ -175,7 +149,7 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
     await writer.save(id, sampleState(id, 0), 0);
     await expect(writer.save(id, sampleState(id, 1), 0)).rejects.toThrow();
     await writer.save(id, sampleState(id, 1), 1, { audit: [sampleAudit(id, 'confirmed')] });
-    await admin.query(`
+    await admin().query(`
       CREATE FUNCTION ${escapeIdentifier(schema)}.refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'no boom'; END $$;
       CREATE TRIGGER refuse_boom BEFORE INSERT ON ${escapeIdentifier(schema)}.audit

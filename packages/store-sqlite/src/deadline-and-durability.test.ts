@@ -1,24 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { freshSessionId, sampleState } from '@parley/core/conformance';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SQLITE_MIGRATIONS, applyMigrations } from './migrations.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
+import { useTemporaryDatabases } from './temporary-databases.js';
 
-const directories: string[] = [];
-
-function temporaryPath(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
-  directories.push(directory);
-  return join(directory, 'sessions.sqlite');
-}
-
-afterEach(() => {
-  for (const directory of directories.splice(0))
-    rmSync(directory, { recursive: true, force: true });
-});
+const temporaryPath = useTemporaryDatabases();
 
 function synchronousOf(store: SqliteSessionStore): unknown {
   const connection: unknown = Reflect.get(store, 'database');

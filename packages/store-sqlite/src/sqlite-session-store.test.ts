@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { StaleSessionError, StoreMigrationError } from '@parley/core';
 import {
   describeSessionStoreConformance,
@@ -9,27 +6,15 @@ import {
   sampleState,
 } from '@parley/core/conformance';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SQLITE_MIGRATIONS, applyMigrations } from './migrations.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
+import { useTemporaryDatabases } from './temporary-databases.js';
 
-const directories: string[] = [];
-
-/** A fresh database path in its own temporary directory, removed after the test. */
-function temporaryPath(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
-  directories.push(directory);
-  return join(directory, 'sessions.sqlite');
-}
-
-afterEach(() => {
-  for (const directory of directories.splice(0))
-    rmSync(directory, { recursive: true, force: true });
-});
+const temporaryPath = useTemporaryDatabases();
 
 describeSessionStoreConformance('SqliteSessionStore', async () => {
-  const directory = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
-  const path = join(directory, 'sessions.sqlite');
+  const path = temporaryPath();
   const store = new SqliteSessionStore({ path });
   // A second connection to the same file: the harness's way behind the store's back.
   const raw = new Database(path);
@@ -58,7 +43,6 @@ describeSessionStoreConformance('SqliteSessionStore', async () => {
     async close() {
       await store.close();
       raw.close();
-      rmSync(directory, { recursive: true, force: true });
     },
   };
 });
