@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { userConfirmResultEvent } from '../event/index.js';
 import type { UserConfirmResultEvent } from '../event/index.js';
+import { parseAgentState } from '../state/index.js';
 import { ScriptedModel } from '../testing/index.js';
 import { Toolkit, tool } from '../tool/index.js';
 import { Agent } from './agent.js';
@@ -16,14 +17,12 @@ const note = tool({
   execute: () => 'ok',
 });
 
-function parkedAgent(
-  middlewares: Middleware[] = [],
-): Promise<{ agent: Agent; answer: UserConfirmResultEvent }> {
+function parkedAgent(): Promise<{ agent: Agent; answer: UserConfirmResultEvent }> {
   const model = new ScriptedModel([
     { toolCalls: [{ id: 'c1', name: 'write_note', input: { path: 'a' } }] },
     { text: 'done' },
   ]);
-  const agent = new Agent({ model, toolkit: new Toolkit([note]), middlewares });
+  const agent = new Agent({ model, toolkit: new Toolkit([note]) });
   return (async () => {
     let answer: UserConfirmResultEvent | undefined;
     for await (const event of agent.replyStream('go')) {
@@ -42,7 +41,7 @@ function parkedAgent(
 describe('adoptState', () => {
   it('hands the object itself to the next agent, once; a state a user passes is copied', async () => {
     const { agent } = await parkedAgent();
-    const state = JSON.parse(JSON.stringify(agent.state)) as Agent['state'];
+    const state = parseAgentState(JSON.parse(JSON.stringify(agent.state)));
     const model = new ScriptedModel([]);
     const adopted = new Agent({ model, state: adoptState(state) });
     expect(adopted.state).toBe(state);
