@@ -25,7 +25,10 @@ export type SaveOptions = { audit?: AuditRecord[]; relaxed?: boolean };
  * that does not exist yet) and returns the new version (`expectedVersion + 1`);
  * otherwise it throws `StaleSessionError` and stores nothing, audit
  * records included. `load` refuses a corrupt stored state with
- * `InvalidStateError` and leaves it in place. `save` must read `state`
+ * `InvalidStateError` and leaves it in place; the state it gives is
+ * validated (`decodeStoredState` does both) and the caller's own, a fresh
+ * object each time: the session runner changes it in place and hands it to
+ * the agent without copying or validating it again. `save` must read `state`
  * (serialize it) before its first `await`: the agent goes on changing the
  * live state while a checkpoint is being written.
  *

@@ -55,6 +55,23 @@ export function registerStateCases(current: () => SessionStoreHarness): void {
     expect(await store.load(id)).toStrictEqual(loaded);
   });
 
+  it('hands each load a state of its own: changing one changes neither the store nor the next load', async () => {
+    const { store } = current();
+    const id = freshSessionId();
+    await store.save(id, sampleState(id), 0);
+    const first = await store.load(id);
+    first?.state.context.push({
+      id: 'm9',
+      name: 'user',
+      role: 'user',
+      content: 'x',
+      createdAt: '',
+    });
+    const second = await store.load(id);
+    expect(second?.state).not.toBe(first?.state);
+    expect(second).toStrictEqual({ state: sampleState(id), version: 1 });
+  });
+
   it('increments the version on every save and keeps the latest state', async () => {
     const { store } = current();
     const id = freshSessionId();
