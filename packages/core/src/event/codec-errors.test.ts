@@ -12,6 +12,7 @@ import {
   requireUserConfirmEvent,
   userInterruptEvent,
 } from './index.js';
+import { thrownBy } from '../../test/thrown.js';
 
 const replyId = 'reply-1';
 const call: ToolCallBlock = {
@@ -33,16 +34,7 @@ const result: ToolResultBlock = {
   metadata: { answers: [{ question: 'Which auth?', selected: ['OAuth 2.0'], other: null }] },
 };
 
-/** The `InvalidEventError` that `run` throws (fails the test if it throws something else or nothing). */
-function eventError(run: () => unknown): InvalidEventError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidEventError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidEventError');
-}
+const eventError = (run: () => unknown): InvalidEventError => thrownBy(InvalidEventError, run);
 
 const confirm = (confirmResult: unknown) => ({
   type: 'USER_CONFIRM_RESULT',

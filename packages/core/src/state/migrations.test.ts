@@ -7,6 +7,7 @@ import {
   agentStateSchema,
   migrateAgentState,
 } from './index.js';
+import { thrownBy } from '../../test/thrown.js';
 
 // A test-only history: version 1 kept the conversation under `messages`,
 // version 2 renamed it `context`, version 3 added `permission`.
@@ -23,15 +24,7 @@ const history: AgentStateMigration[] = [
   },
 ];
 
-function stateError(run: () => unknown): InvalidStateError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidStateError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidStateError');
-}
+const stateError = (run: () => unknown): InvalidStateError => thrownBy(InvalidStateError, run);
 
 describe('migrateAgentState', () => {
   it('runs every step from the stored version up to the target, in order', () => {

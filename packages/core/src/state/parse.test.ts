@@ -3,21 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../errors/index.js';
 import type { AgentState } from './index.js';
 import { agentStateSchema, parseAgentState, serializeAgentState } from './index.js';
+import { thrownBy } from '../../test/thrown.js';
 
 const fixtures = new URL('../../test/fixtures/state/', import.meta.url);
 const readFixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(name, fixtures), 'utf8'));
 
-/** The `InvalidStateError` that `run` throws (fails the test on anything else). */
-function stateError(run: () => unknown): InvalidStateError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidStateError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidStateError');
-}
+const stateError = (run: () => unknown): InvalidStateError => thrownBy(InvalidStateError, run);
 
 describe('parseAgentState: valid fixtures', () => {
   // The same cases as a released version-1 build wrote them (full form) and

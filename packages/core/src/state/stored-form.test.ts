@@ -5,6 +5,7 @@ import type { PermissionContext } from '../permission/index.js';
 import type { AgentState, ReplyState } from './index.js';
 import { AGENT_STATE_VERSION, parseAgentState, serializeAgentState } from './index.js';
 import { compactAgentState } from './stored-form.js';
+import { thrownBy } from '../../test/thrown.js';
 
 const userId = 'a9bd3c1e-5f27-4b8a-9e61-0c4d2f7a8b93';
 const replyId = '92354e0b-7c1a-4d6f-8b2e-5a9c3d1f0e47';
@@ -111,16 +112,7 @@ const states: Record<string, () => AgentState> = {
   }),
 };
 
-/** The `InvalidStateError` that `run` throws (fails the test on anything else). */
-function stateError(run: () => unknown): InvalidStateError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidStateError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidStateError');
-}
+const stateError = (run: () => unknown): InvalidStateError => thrownBy(InvalidStateError, run);
 
 const roundTrip = (value: AgentState): AgentState =>
   parseAgentState(JSON.parse(serializeAgentState(value)));
