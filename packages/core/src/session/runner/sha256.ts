@@ -20,23 +20,22 @@ const encoder = new TextEncoder();
 
 /**
  * Node's own hashing, reached without a `node:` import (so core still loads
- * in a browser or an edge runtime, which take the TypeScript version).
+ * in a browser or an edge runtime, which take the TypeScript version), and
+ * chosen once: the one-shot `hash` (Node 20.12+) costs about a third of a
+ * Hash object.
  */
-const nodeCrypto =
-  typeof globalThis.process?.getBuiltinModule === 'function'
-    ? globalThis.process.getBuiltinModule('node:crypto')
-    : undefined;
+function nodeSha256(): ((text: string) => string) | undefined {
+  const crypto =
+    typeof globalThis.process?.getBuiltinModule === 'function'
+      ? globalThis.process.getBuiltinModule('node:crypto')
+      : undefined;
+  if (crypto === undefined) return undefined;
+  if (typeof crypto.hash === 'function') return (text) => crypto.hash('sha256', text, 'hex');
+  return (text) => crypto.createHash('sha256').update(text).digest('hex');
+}
 
 /** The SHA-256 of the UTF-8 bytes of `text`, as 64 lower-case hex digits. */
-export function sha256Hex(text: string): string {
-  if (nodeCrypto !== undefined) {
-    // One-shot `hash` (Node 20.12+) costs about a third of a Hash object.
-    return typeof nodeCrypto.hash === 'function'
-      ? nodeCrypto.hash('sha256', text, 'hex')
-      : nodeCrypto.createHash('sha256').update(text).digest('hex');
-  }
-  return sha256HexPortable(text);
-}
+export const sha256Hex: (text: string) => string = nodeSha256() ?? sha256HexPortable;
 
 /** `sha256Hex` in plain TypeScript, for runtimes without Node's crypto. */
 export function sha256HexPortable(text: string): string {
