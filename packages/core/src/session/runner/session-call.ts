@@ -124,10 +124,15 @@ export class SessionCall {
     const checkpoint: Checkpoint = (state, reason) => this.checkpoint(state, reason);
     const now = setup.now;
     const model = setup.agent.model;
-    const writeFirst: ChatModel = {
-      name: model.name,
-      stream: (request, signal) => this.streamAfterWrite(model, request, signal),
-    };
+    // Only the 'steps' schedule writes before a model call; 'boundaries'
+    // gives the agent the model itself, with no layer around each chunk.
+    const writeFirst: ChatModel =
+      setup.persist === 'steps'
+        ? {
+            name: model.name,
+            stream: (request, signal) => this.streamAfterWrite(model, request, signal),
+          }
+        : model;
     this.agent = new Agent({
       ...setup.agent,
       model: writeFirst,
@@ -225,7 +230,7 @@ export class SessionCall {
     request: ChatRequest,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<ChatChunk> {
-    if (this.held && this.setup.persist === 'steps') await this.write(this.agent.state, true);
+    if (this.held) await this.write(this.agent.state, true);
     yield* model.stream(request, signal);
   }
 
