@@ -161,3 +161,19 @@ export class ReplyExpiredError extends ParleyError {
     this.deadline = deadline;
   }
 }
+
+/**
+ * A call of `Sessions` named a session that the same `Sessions` is already
+ * running a reply on. Nothing was applied; wait for the running reply to
+ * finish or park, or stop it with `Sessions.cancel`.
+ */
+export class SessionBusyError extends ParleyError {
+  readonly sessionId: string;
+  constructor(sessionId: string) {
+    super(
+      'session_busy',
+      `Session '${sessionId}' is already running a reply; wait for it to finish or park, or cancel it.`,
+    );
+    this.sessionId = sessionId;
+  }
+}

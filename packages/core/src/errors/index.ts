@@ -10,6 +10,7 @@ export {
   ModelError,
   NotWaitingError,
   ReplyExpiredError,
+  SessionBusyError,
   StaleReplyError,
   StaleSessionError,
   UnknownToolCallError,

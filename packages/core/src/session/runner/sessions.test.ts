@@ -23,7 +23,9 @@ function workload(options: { idempotent?: boolean } = {}) {
   const toolkit = new Toolkit([writeFileTool(runs, options)]);
   const model = new ScriptedModel([{ toolCalls: [{ id: 'tc1', ...WRITE }] }, { text: 'done' }]);
   const sessions = new Sessions({ store, agent: { name: 'assistant', model, toolkit } });
-  return { runs, store, toolkit, model, sessions };
+  // Another runner on the same store, as another process would have.
+  const other = new Sessions({ store, agent: { name: 'assistant', model, toolkit } });
+  return { runs, store, toolkit, model, sessions, other };
 }
 
 async function approve(sessions: Sessions, sessionId: string, approver = 'ada') {
@@ -87,7 +89,7 @@ describe('Sessions: one HITL round trip on a stored session', () => {
   });
 
   it('claims a denial-only answer before the model is called', async () => {
-    const { store, sessions, model } = workload();
+    const { store, sessions, other, model } = workload();
     await sessions.reply('s1', 'Write the note');
     const { replyId, calls } = parkedCalls((await sessions.load('s1'))?.state);
     const denial = userConfirmResultEvent({
@@ -97,7 +99,7 @@ describe('Sessions: one HITL round trip on a stored session', () => {
     const requests = model.requests.length;
     const outcomes = await Promise.allSettled([
       sessions.reply('s1', denial),
-      sessions.reply('s1', denial),
+      other.reply('s1', denial),
     ]);
     const rejected = outcomes.flatMap((outcome): unknown[] =>
       outcome.status === 'rejected' ? [outcome.reason] : [],
@@ -121,12 +123,12 @@ describe('Sessions: one HITL round trip on a stored session', () => {
   });
 
   it('lets one of two simultaneous answers win; the other gets ConcurrentResumeError', async () => {
-    const { runs, sessions } = workload();
+    const { runs, sessions, other } = workload();
     await sessions.reply('s1', 'Write the note');
     const { event } = await approve(sessions, 's1');
     const outcomes = await Promise.allSettled([
       sessions.reply('s1', event, { approver: 'tab-1' }),
-      sessions.reply('s1', event, { approver: 'tab-2' }),
+      other.reply('s1', event, { approver: 'tab-2' }),
     ]);
     const rejected = outcomes.flatMap((outcome): unknown[] =>
       outcome.status === 'rejected' ? [outcome.reason] : [],
@@ -151,9 +153,10 @@ describe('Sessions: one HITL round trip on a stored session', () => {
     const store = new RecordingStore();
     const model = new ScriptedModel([{ text: 'hi' }], { repeatLast: true });
     const sessions = new Sessions({ store, agent: { model } });
+    const other = new Sessions({ store, agent: { model } });
     const outcomes = await Promise.allSettled([
       sessions.reply('s1', 'one'),
-      sessions.reply('s1', 'two'),
+      other.reply('s1', 'two'),
     ]);
     const reasons = outcomes.flatMap((o): unknown[] => (o.status === 'rejected' ? [o.reason] : []));
     expect(reasons).toHaveLength(1);

@@ -1,6 +1,12 @@
 import type { ReplyInput, ReplyOptions } from '../../agent/index.js';
-import { ConcurrentResumeError, InvalidInputError, StaleSessionError } from '../../errors/index.js';
+import {
+  ConcurrentResumeError,
+  InvalidInputError,
+  SessionBusyError,
+  StaleSessionError,
+} from '../../errors/index.js';
 import type { AgentEvent } from '../../event/index.js';
+import { looksLikeInputEvent } from '../../event/index.js';
 import type { Msg } from '../../message/index.js';
 import type { AuditRecord } from '../audit-record.js';
 import type { SessionStore, StoredSession } from '../session-store.js';
@@ -31,6 +37,12 @@ export type SessionsOptions = {
  */
 export type SessionReplyOptions = { approver?: string; signal?: AbortSignal };
 
+/**
+ * A reply a `Sessions` is running: the reply its input answers (if it is an
+ * answer), how to stop it, and when it is over.
+ */
+type LiveCall = { answering: string | undefined; stop: AbortController; over: Promise<void> };
+
 /** What `expireDue` did: settled, left alone (answered meanwhile, not due after all), failed. */
 export type ExpirySweep = {
   expired: string[];
@@ -49,6 +61,12 @@ export type ExpirySweep = {
  * again (unless its tool is `idempotent`). Nothing is kept in memory between
  * calls, so any process can serve any call.
  *
+ * Within one `Sessions`, a session runs one reply at a time: a call on a
+ * session it is running is refused at once with `SessionBusyError` (or,
+ * for a second answer to the reply being resumed, `ConcurrentResumeError`),
+ * and `cancel` stops the running reply. Across processes the store's
+ * version check decides, as above.
+ *
  * @example
  * const sessions = new Sessions({ store, agent: { name: 'assistant', model, toolkit, parkTimeout: 3_600_000 } });
  * const waiting = await sessions.reply('s1', 'Write a note');
@@ -60,6 +78,7 @@ export class Sessions {
   private readonly agentOptions: SessionsOptions['agent'];
   private readonly clock: () => Date;
   private readonly persist: PersistSchedule;
+  private readonly live = new Map<string, LiveCall>();
 
   constructor(options: SessionsOptions) {
     this.store = options.store;
@@ -79,8 +98,13 @@ export class Sessions {
     input?: ReplyInput,
     options: SessionReplyOptions = {},
   ): Promise<Msg> {
-    const call = await this.open(sessionId, input, options);
-    return call.reply(call.input, agentCallOptions(options));
+    const { signal, leave } = this.enter(sessionId, input);
+    try {
+      const call = await this.open(sessionId, input, options);
+      return await call.reply(call.input, agentCallOptions(options, signal));
+    } finally {
+      leave();
+    }
   }
 
   /**
@@ -92,8 +116,27 @@ export class Sessions {
     input?: ReplyInput,
     options: SessionReplyOptions = {},
   ): AsyncGenerator<AgentEvent, void, undefined> {
-    const call = await this.open(sessionId, input, options);
-    yield* call.replyStream(call.input, agentCallOptions(options));
+    const { signal, leave } = this.enter(sessionId, input);
+    try {
+      const call = await this.open(sessionId, input, options);
+      yield* call.replyStream(call.input, agentCallOptions(options, signal));
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * Stops the reply this `Sessions` is running on `sessionId`, as aborting
+   * its `signal` would, and resolves once it has stopped and its state is
+   * saved: to `true`, or to `false` when no reply of that session was
+   * running here (one running in another process is not reached).
+   */
+  async cancel(sessionId: string): Promise<boolean> {
+    const running = this.live.get(sessionId);
+    if (running === undefined) return false;
+    running.stop.abort();
+    await running.over;
+    return true;
   }
 
   /** The stored session (`undefined` when there is none). */
@@ -126,6 +169,10 @@ export class Sessions {
     const ids = await this.store.listDue(now.toISOString(), options.limit);
     const sweep: ExpirySweep = { expired: [], skipped: [], failed: [] };
     for (const sessionId of ids) {
+      if (this.live.has(sessionId)) {
+        sweep.skipped.push(sessionId);
+        continue;
+      }
       try {
         const call = await SessionCall.openExpired(this.setup(sessionId, now, null));
         if (call === undefined) {
@@ -143,6 +190,35 @@ export class Sessions {
       }
     }
     return sweep;
+  }
+
+  /**
+   * Marks `sessionId` as running here until `leave` is called, or refuses
+   * the call when it already is.
+   */
+  private enter(
+    sessionId: string,
+    input: ReplyInput | undefined,
+  ): { signal: AbortSignal; leave: () => void } {
+    const answering = answeredReply(input);
+    const running = this.live.get(sessionId);
+    if (running !== undefined) {
+      if (answering !== undefined && answering === running.answering) {
+        throw new ConcurrentResumeError(sessionId, answering);
+      }
+      throw new SessionBusyError(sessionId);
+    }
+    const stop = new AbortController();
+    let done: () => void = () => undefined;
+    const over = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    this.live.set(sessionId, { answering, stop, over });
+    const leave = (): void => {
+      this.live.delete(sessionId);
+      done();
+    };
+    return { signal: stop.signal, leave };
   }
 
   private async open(
@@ -174,6 +250,13 @@ export class Sessions {
   }
 }
 
-function agentCallOptions(options: SessionReplyOptions): ReplyOptions {
-  return options.signal === undefined ? {} : { signal: options.signal };
+/** The agent's options of a call: its own signal, and the caller's if given. */
+function agentCallOptions(options: SessionReplyOptions, stop: AbortSignal): ReplyOptions {
+  return { signal: options.signal === undefined ? stop : AbortSignal.any([options.signal, stop]) };
+}
+
+/** The reply an input answers, when it is an answer (an input event naming one). */
+function answeredReply(input: ReplyInput | undefined): string | undefined {
+  if (!looksLikeInputEvent(input) || !('replyId' in input)) return undefined;
+  return typeof input.replyId === 'string' ? input.replyId : undefined;
 }
