@@ -13,21 +13,37 @@ import {
 } from './schemas.js';
 
 /**
- * A copy without `undefined`-valued keys, as a JSON round trip would give:
- * a JavaScript caller writing `metadata: undefined` means "no metadata".
+ * `value` without `undefined`-valued keys, as a JSON round trip would give
+ * (copied only when it has some): a JavaScript caller writing
+ * `metadata: undefined` means "no metadata".
  */
 function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    Object.getPrototypeOf(value) !== Object.prototype
-  ) {
-    return value;
+  return hasUndefined(value) ? copyWithoutUndefined(value) : value;
+}
+
+/** Whether a plain object in `value` (or in its arrays) has an `undefined`-valued key. */
+function hasUndefined(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasUndefined);
+  if (!isPlainObject(value)) return false;
+  for (const key of Object.keys(value)) {
+    const entry = value[key];
+    if (entry === undefined || hasUndefined(entry)) return true;
   }
+  return false;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
+function copyWithoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyWithoutUndefined);
+  if (!isPlainObject(value)) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
-    if (entry !== undefined) copy[key] = withoutUndefined(entry);
+    if (entry !== undefined) copy[key] = copyWithoutUndefined(entry);
   }
   return copy;
 }
@@ -112,10 +128,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function check<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  // Parsing again with the received values in the issues, to name them in
+  // the message; zod's parser is several times slower with `reportInput`.
   const result = schema.safeParse(value, { reportInput: true });
-  if (result.success) return result.data;
-  const { path, problem } = describeSchemaProblem(result.error);
-  throw new InvalidEventError(path, problem, { cause: result.error });
+  const error = result.success ? parsed.error : result.error;
+  const { path, problem } = describeSchemaProblem(error);
+  throw new InvalidEventError(path, problem, { cause: error });
 }
 
 function unknownType(type: unknown, valid: readonly string[], hint?: string): InvalidEventError {
