@@ -97,7 +97,8 @@ export function planExpiry(
   settings: ExpirySettings,
 ): ExpirePlan | undefined {
   const reply = state.reply;
-  if (reply === null || !isReplyExpired(state, settings.clock())) return undefined;
+  // Only a parked reply with a deadline can have expired: the clock is read for no other.
+  if (reply?.deadline === undefined || !isReplyExpired(state, settings.clock())) return undefined;
   const onExpire = settings.onExpire;
   if (input === undefined || input === null) return { kind: 'expire', onExpire };
   if (looksLikeInputEvent(input)) {

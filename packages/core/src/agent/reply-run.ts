@@ -25,6 +25,7 @@ export type RunDependencies = {
   copyFor: { permission: boolean; acting: boolean };
   maxIters: number;
   logger: Logger;
+  /** The checkpoint option as `withParkDeadline` wraps it: an async function (it rejects, never throws). */
   checkpoint: Checkpoint | undefined;
 };
 
@@ -39,7 +40,14 @@ export class ReplyRun {
   readonly reply: ReplyState;
   readonly message: Msg & { content: ContentBlock[] };
   readonly signal: AbortSignal;
+  /** Who is running, as every middleware is told (fixed for the run). */
+  readonly info: RunInfo;
+  /** Checkpoints called and not settled yet; while there are some, the next one waits. */
+  private checkpointsPending = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
+  private readonly checkpointSettled = (): void => {
+    this.checkpointsPending -= 1;
+  };
   /** Tool lookups and parsed inputs, by name and raw input (parsing is pure). */
   readonly resolved = new Map<string, Resolved>();
   /** Where each tool call sits in the reply message (blocks are appended or replaced, never moved). */
@@ -59,6 +67,7 @@ export class ReplyRun {
     this.reply = reply;
     this.message = last as Msg & { content: ContentBlock[] };
     this.signal = signal;
+    this.info = { agentName: deps.agentName, sessionId: state.sessionId, replyId: reply.replyId };
     this.reindex();
   }
 
@@ -87,14 +96,6 @@ export class ReplyRun {
 
   get replyId(): string {
     return this.reply.replyId;
-  }
-
-  get info(): RunInfo {
-    return {
-      agentName: this.deps.agentName,
-      sessionId: this.state.sessionId,
-      replyId: this.replyId,
-    };
   }
 
   /** An output event of this reply. */
@@ -171,12 +172,19 @@ export class ReplyRun {
     return this.deps.checkpoint !== undefined;
   }
 
-  /** Persists through the agent's checkpoint hook; calls are serialized. */
+  /**
+   * Persists through the agent's checkpoint hook. Calls are serialized: one
+   * made while another is running waits for it, whatever its outcome.
+   */
   checkpoint(reason: CheckpointReason): Promise<void> {
     const hook = this.deps.checkpoint;
     if (hook === undefined) return Promise.resolve();
-    const next = this.checkpointChain.then(() => hook(this.state, reason));
-    this.checkpointChain = next.catch(() => undefined);
+    const next =
+      this.checkpointsPending === 0
+        ? hook(this.state, reason)
+        : this.checkpointChain.then(() => hook(this.state, reason));
+    this.checkpointsPending += 1;
+    this.checkpointChain = next.then(this.checkpointSettled, this.checkpointSettled);
     return next;
   }
 }
