@@ -41,6 +41,69 @@ export function* startCall(run: ReplyRun, call: ToolCallBlock): Generator<AgentE
   run.markExecuting(call.id, true);
 }
 
+/** What `execute` returned, as chunks: a whole result is the list of its chunks. */
+function asChunks(output: ToolOutput): ToolChunk[] | AsyncIterable<ToolChunk> {
+  return isAsyncIterable(output) ? output : chunksOf(output);
+}
+
+/** The tool's output for `input` through the `onActing` middlewares. */
+function throughMiddlewares(
+  run: ReplyRun,
+  call: ToolCallBlock,
+  tool: Tool<unknown>,
+  input: unknown,
+  context: ToolContext,
+): AsyncIterable<ToolChunk> {
+  const execute = tool.execute?.bind(tool);
+  const inner = (acting: ActingContext): AsyncIterable<ToolChunk> =>
+    execute === undefined
+      ? toChunks({ output: `Tool '${tool.name}' cannot run locally.`, state: 'error' })
+      : toChunks(execute(acting.input, context));
+  const copy = run.deps.copyFor.acting;
+  return compose(
+    run.deps.actingHooks,
+    inner,
+  )({
+    ...run.info,
+    toolCall: copy ? structuredClone(call) : call,
+    input: copy ? structuredClone(input) : input,
+    tool,
+    signal: run.signal,
+  });
+}
+
+/** Takes one chunk of a tool's output; returns the event that announces it, if any. */
+function takeChunk(
+  run: ReplyRun,
+  toolCallId: string,
+  collector: OutputCollector,
+  chunk: ToolChunk,
+): AgentEvent | undefined {
+  switch (chunk.type) {
+    case 'text':
+      collector.add(chunk);
+      return run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: chunk.text });
+    case 'data':
+      collector.add(chunk);
+      return chunk.source.type === 'base64'
+        ? run.event('TOOL_RESULT_DATA_DELTA', {
+            toolCallId,
+            mediaType: chunk.source.mediaType,
+            data: chunk.source.data,
+          })
+        : run.event('TOOL_RESULT_DATA_DELTA', {
+            toolCallId,
+            mediaType: chunk.source.mediaType,
+            url: chunk.source.url,
+          });
+    case 'tool_end':
+      collector.end(chunk);
+      return undefined;
+    default:
+      return assertNever(chunk, 'tool chunk');
+  }
+}
+
 /**
  * Runs an allowed local tool call (after `startCall` and the claim
  * checkpoint): streams its chunks as TOOL_RESULT_* events through the
@@ -54,7 +117,6 @@ export async function* executeCall(
   input: unknown,
 ): AsyncGenerator<AgentEvent, void> {
   const toolCallId = call.id;
-  const execute = tool.execute?.bind(tool);
   const context: ToolContext = {
     toolCallId,
     replyId: run.replyId,
@@ -63,57 +125,24 @@ export async function* executeCall(
     permission: run.state.permission,
     logger: run.deps.logger,
   };
-  const hooks = run.deps.actingHooks;
-  const inner = (acting: ActingContext): AsyncIterable<ToolChunk> =>
-    execute === undefined
-      ? toChunks({ output: `Tool '${tool.name}' cannot run locally.`, state: 'error' })
-      : toChunks(execute(acting.input, context));
-  const actingContext: ActingContext = {
-    ...run.info,
-    toolCall: run.deps.copyFor.acting ? structuredClone(call) : call,
-    input: run.deps.copyFor.acting ? structuredClone(input) : input,
-    tool,
-    signal: run.signal,
-  };
   const collector = new OutputCollector();
-  let state: ToolResultBlock['state'] = 'success';
-  let metadata: Record<string, unknown> = {};
   try {
-    // Without middlewares a plain return value needs no stream around it.
-    // (Not keyed on the returned value: a tool returning nothing must not run twice.)
-    let chunks: Iterable<ToolChunk> | AsyncIterable<ToolChunk>;
-    if (hooks.length === 0 && execute !== undefined) {
-      const direct = await execute(input, context);
-      chunks = isAsyncIterable(direct) ? direct : chunksOf(direct);
+    // Without middlewares the tool is called directly, and a whole result is
+    // read without a stream around it. (Decided by the hooks, not by the
+    // returned value: a tool returning nothing must not run twice.)
+    const chunks =
+      run.deps.actingHooks.length === 0 && tool.execute !== undefined
+        ? asChunks(await tool.execute(input, context))
+        : throughMiddlewares(run, call, tool, input, context);
+    if (Array.isArray(chunks)) {
+      for (const chunk of chunks) {
+        const event = takeChunk(run, toolCallId, collector, chunk);
+        if (event !== undefined) yield event;
+      }
     } else {
-      chunks = compose(hooks, inner)(actingContext);
-    }
-    for await (const chunk of chunks) {
-      switch (chunk.type) {
-        case 'text':
-          collector.add(chunk);
-          yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: chunk.text });
-          break;
-        case 'data':
-          collector.add(chunk);
-          yield chunk.source.type === 'base64'
-            ? run.event('TOOL_RESULT_DATA_DELTA', {
-                toolCallId,
-                mediaType: chunk.source.mediaType,
-                data: chunk.source.data,
-              })
-            : run.event('TOOL_RESULT_DATA_DELTA', {
-                toolCallId,
-                mediaType: chunk.source.mediaType,
-                url: chunk.source.url,
-              });
-          break;
-        case 'tool_end':
-          if (chunk.state !== undefined) state = chunk.state;
-          if (chunk.metadata !== undefined) metadata = chunk.metadata;
-          break;
-        default:
-          assertNever(chunk, 'tool chunk');
+      for await (const chunk of chunks) {
+        const event = takeChunk(run, toolCallId, collector, chunk);
+        if (event !== undefined) yield event;
       }
     }
   } catch (error) {
@@ -122,10 +151,11 @@ export async function* executeCall(
       : error instanceof Error
         ? error.message
         : String(error);
-    state = run.signal.aborted ? 'interrupted' : 'error';
     collector.add({ type: 'text', text });
+    collector.fail(run.signal.aborted ? 'interrupted' : 'error');
     yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: text });
   }
+  const { state, metadata } = collector;
   const result: ToolResultBlock = {
     type: 'tool_result',
     id: toolCallId,

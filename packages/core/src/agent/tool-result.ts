@@ -1,5 +1,6 @@
 import type { DataBlock, TextBlock, ToolCallBlock, ToolResultBlock } from '../message/index.js';
 import type { AgentEvent } from '../event/index.js';
+import type { ToolEndChunk } from '../tool/index.js';
 import type { ReplyRun } from './reply-run.js';
 
 type ClosingState = 'error' | 'denied' | 'interrupted';
@@ -34,9 +35,25 @@ export function* closeCall(
   yield run.event('TOOL_RESULT_END', { toolCallId, state, metadata });
 }
 
-/** Collects streamed output parts into a result `output`: one string when it is all text. */
+/**
+ * Collects a tool's streamed output into a result: the parts into `output`
+ * (one string when it is all text), and the state and metadata of its end.
+ */
 export class OutputCollector {
   private readonly parts: (TextBlock | DataBlock)[] = [];
+  state: ToolResultBlock['state'] = 'success';
+  metadata: Record<string, unknown> = {};
+
+  /** The closing chunk: its state and metadata, when given, are the result's. */
+  end(chunk: ToolEndChunk): void {
+    if (chunk.state !== undefined) this.state = chunk.state;
+    if (chunk.metadata !== undefined) this.metadata = chunk.metadata;
+  }
+
+  /** The tool failed or was stopped (its metadata, if any, is kept). */
+  fail(state: 'error' | 'interrupted'): void {
+    this.state = state;
+  }
 
   add(part: TextBlock | DataBlock): void {
     const last = this.parts.at(-1);
