@@ -46,6 +46,21 @@ function withRequestCopy(
   return (context) => composed({ ...context, request: structuredClone(context.request) });
 }
 
+/**
+ * Aborts `controller` when `signal` aborts (at once if it already has).
+ * Returns what stops following it, or undefined when there is no signal.
+ */
+function followSignal(
+  signal: AbortSignal | undefined,
+  controller: AbortController,
+): (() => void) | undefined {
+  if (signal === undefined) return undefined;
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
+
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** How a run ended; a parked run still owes its REQUIRE_* events. */
@@ -160,19 +175,18 @@ export class Agent {
     const plan = expiry ?? planReply(this.current, this.deps.toolkit, input);
     this.running = true;
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort(options.signal?.reason);
-    if (options.signal?.aborted === true) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWith = followSignal(options.signal, controller);
     let settled = false;
     let result: RunResult;
     try {
-      result = yield* this.execute(plan, controller.signal);
+      const opened = yield* this.open(plan, controller.signal);
+      result = opened instanceof ReplyRun ? yield* this.loop(opened) : opened;
       settled = true;
     } catch (error) {
       settled = true;
       throw error;
     } finally {
-      options.signal?.removeEventListener('abort', onAbort);
+      stopWith?.();
       if (!settled) this.cancelSilently(controller);
       this.running = false;
     }
@@ -183,10 +197,14 @@ export class Agent {
     return result;
   }
 
-  private async *execute(
+  /**
+   * Starts or resumes the reply as `plan` says. Returns the run to go on
+   * with in `loop`, or how the run ended when there is nothing to loop on.
+   */
+  private async *open(
     plan: ReplyPlan | ExpirePlan,
     signal: AbortSignal,
-  ): AsyncGenerator<AgentEvent, RunResult> {
+  ): AsyncGenerator<AgentEvent, ReplyRun | RunResult> {
     switch (plan.kind) {
       case 'idle_interrupt':
         return { message: this.notice(newId(), agentTexts.interrupted, 'interrupted') };
@@ -215,10 +233,10 @@ export class Agent {
           role: 'assistant',
         });
         await run.checkpoint('reply_start');
-        return yield* this.loop(run);
+        return run;
       }
       case 'continue':
-        return yield* this.loop(this.startRun(signal));
+        return this.startRun(signal);
       case 'interrupt': {
         const run = this.startRun(signal);
         yield* interruptOpenCalls(run, agentTexts.toolInterrupted);
@@ -229,22 +247,22 @@ export class Agent {
         const events = applyConfirm(run, this.engine, plan.event);
         await run.checkpoint('resume');
         yield* events;
-        return yield* this.loop(run);
+        return run;
       }
       case 'external': {
         const run = this.startRun(signal);
         const events = applyExternal(run, plan.event);
         await run.checkpoint('resume');
         yield* events;
-        return yield* this.loop(run);
+        return run;
       }
       case 'expire': {
         const run = this.startRun(signal);
         const events = closeExpiredCalls(run, plan.onExpire);
-        if (plan.then !== undefined) return yield* this.execute(plan.then, signal);
+        if (plan.then !== undefined) return yield* this.open(plan.then, signal);
         await run.checkpoint('expire');
         yield* events;
-        return plan.onExpire === 'deny' ? yield* this.loop(run) : yield* this.abort(run);
+        return plan.onExpire === 'deny' ? run : yield* this.abort(run);
       }
     }
   }
