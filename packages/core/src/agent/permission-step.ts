@@ -55,13 +55,13 @@ export async function evaluateCall(
     return { ok: false, events: [...closeCall(run, call, resolved.error, 'error')] };
   const { tool, input } = resolved;
   const hooks = run.deps.permissionHooks;
-  const inner = async (context: PermissionCheckContext): Promise<PermissionDecision> =>
+  const inner = (context: PermissionCheckContext): Promise<PermissionDecision> =>
     context.confirmedByUser
-      ? {
+      ? Promise.resolve({
           behavior: 'allow',
           message: agentTexts.alreadyAllowed,
           decisionReason: 'user confirmation',
-        }
+        })
       : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
   try {
