@@ -77,12 +77,8 @@ export function compose<C, R>(
   hooks: readonly Hook<C, R>[],
   inner: (context: C) => R,
 ): (context: C) => R {
-  let next = inner;
-  for (let i = hooks.length - 1; i >= 0; i--) {
-    const hook = hooks[i];
-    if (hook === undefined) continue;
-    const inward = next;
-    next = (context) => hook(context, inward);
-  }
-  return next;
+  return hooks.reduceRight<(context: C) => R>(
+    (next, hook) => (context) => hook(context, next),
+    inner,
+  );
 }

@@ -54,21 +54,19 @@ export async function evaluateCall(
   if (!resolved.ok)
     return { ok: false, events: [...closeCall(run, call, resolved.error, 'error')] };
   const { tool, input } = resolved;
-  const hooks = run.deps.permissionHooks;
-  const inner = (context: PermissionCheckContext): Promise<PermissionDecision> =>
-    context.confirmedByUser
-      ? Promise.resolve({
-          behavior: 'allow',
-          message: agentTexts.alreadyAllowed,
-          decisionReason: 'user confirmation',
-        })
-      : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
   try {
     const copy = run.deps.copyFor.permission;
     decision = await compose(
-      hooks,
-      inner,
+      run.deps.permissionHooks,
+      (context: PermissionCheckContext): Promise<PermissionDecision> =>
+        context.confirmedByUser
+          ? Promise.resolve({
+              behavior: 'allow',
+              message: agentTexts.alreadyAllowed,
+              decisionReason: 'user confirmation',
+            })
+          : run.deps.engine.check(tool, input),
     )({
       ...run.info,
       toolCall: copy ? structuredClone(call) : call,

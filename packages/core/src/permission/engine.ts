@@ -19,6 +19,19 @@ export function createPermissionContext(
   };
 }
 
+/** The first of `rules` that covers this call of `tool`. */
+function matchingRule<Input>(
+  rules: PermissionRule[],
+  tool: PermissionSubject<Input>,
+  input: Input,
+): PermissionRule | undefined {
+  return rules.find(
+    (rule) =>
+      rule.toolName === tool.name &&
+      (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
+  );
+}
+
 /**
  * Decides allow, deny or ask for one tool call, in the order of SPEC section 6.
  * Pure apart from `addRule`: it runs nothing, so a program can ask what would
@@ -64,15 +77,9 @@ export class PermissionEngine {
   ): Promise<PermissionDecision> {
     const name = tool.name;
     const mode = context.mode;
-    const matching = (rules: PermissionRule[]): PermissionRule | undefined =>
-      rules.find(
-        (rule) =>
-          rule.toolName === name &&
-          (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
-      );
 
     // 1. deny rules
-    const deny = matching(context.denyRules);
+    const deny = matchingRule(context.denyRules, tool, input);
     if (deny) {
       return {
         behavior: 'deny',
@@ -82,7 +89,7 @@ export class PermissionEngine {
       };
     }
     // 2. ask rules
-    const ask = matching(context.askRules);
+    const ask = matchingRule(context.askRules, tool, input);
     if (ask) {
       const reason = text.ruleReason(ask.ruleContent, name);
       if (mode === 'dont_ask') {
@@ -118,7 +125,7 @@ export class PermissionEngine {
       return own;
     }
     // 5. allow rules
-    const allow = matching(context.allowRules);
+    const allow = matchingRule(context.allowRules, tool, input);
     if (allow) {
       return {
         behavior: 'allow',
