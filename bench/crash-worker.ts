@@ -9,7 +9,7 @@
 //
 //   node --import tsx bench/crash-worker.ts <db path> <sessions> <rounds> [steps|boundaries]
 import { z } from 'zod';
-import { Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
+import { SessionBusyError, Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
 import type { ChatChunk, ChatModel, ChatRequest, SessionStore, ToolCallBlock } from '@parley/core';
 import { SqliteSessionStore } from '@parley/store-sqlite';
 import Database from 'better-sqlite3';
@@ -87,11 +87,16 @@ const store: SessionStore = {
     }
   },
   listAudit: (sessionId) => sqlite.listAudit(sessionId),
+  renewLease: (sessionId, version, leaseUntil) => sqlite.renewLease(sessionId, version, leaseUntil),
 };
 const toolkit = new Toolkit([writeFile]);
+// A short lease: a reply the killed process left running is held for at
+// most this long (the steps here take milliseconds), then settled.
+const LEASE_MS = 60;
 const sessions = new Sessions({
   store,
   persist,
+  lease: LEASE_MS,
   agent: (sessionId) => ({ model: new SlowModel(sessionId), toolkit }),
 });
 
@@ -126,12 +131,23 @@ async function step(sessionId: string): Promise<boolean> {
   return true;
 }
 
+/** `step`, or a short wait while the killed process's lease on the session lasts. */
+async function stepOrWait(sessionId: string): Promise<boolean> {
+  try {
+    return await step(sessionId);
+  } catch (error) {
+    if (!(error instanceof SessionBusyError)) throw error;
+    await pause(LEASE_MS / 4);
+    return true;
+  }
+}
+
 const ids = Array.from({ length: SESSIONS }, (_, index) => `session-${index}`);
 process.stdout.write('ready\n');
 let open = [...ids];
 while (open.length > 0) {
   const next: string[] = [];
-  for (const id of open) if (await step(id)) next.push(id);
+  for (const id of open) if (await stepOrWait(id)) next.push(id);
   open = next;
 }
 await sqlite.close();

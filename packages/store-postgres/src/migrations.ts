@@ -72,6 +72,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       END $$;
       CREATE INDEX sessions_deadline ON ${schema}.sessions (deadline) WHERE deadline IS NOT NULL;`,
   },
+  {
+    version: 4,
+    name: 'lease',
+    // Until when the node running a reply holds the session (NULL when no
+    // reply is running, or the row was written before leases).
+    sql: (schema) => `ALTER TABLE ${schema}.sessions ADD COLUMN lease_until timestamptz;`,
+  },
 ];
 
 /**

@@ -36,7 +36,11 @@ export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool
   onError?: (error: Error) => void;
 };
 
-type SessionRow = { version: number; state: unknown };
+type SessionRow = { version: number; state: unknown; lease_until: string | null };
+
+/** A timestamptz column as `toISOString()` writes it (UTC, milliseconds). */
+const isoText = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * A durable `SessionStore` in PostgreSQL, for several server nodes sharing
@@ -108,12 +112,18 @@ export class PostgresSessionStore implements SessionStore {
   async load(sessionId: string): Promise<StoredSession | undefined> {
     await this.migrate();
     const result = await this.pool.query<SessionRow>(
-      `SELECT version, state FROM ${this.table.sessions} WHERE id = $1`,
+      `SELECT version, state, ${isoText('lease_until')} AS lease_until
+       FROM ${this.table.sessions} WHERE id = $1`,
       [sessionId],
     );
     const row = result.rows[0];
     if (row === undefined) return undefined;
-    return { state: decodeStoredState(sessionId, row.state), version: row.version };
+    const session: StoredSession = {
+      state: decodeStoredState(sessionId, row.state),
+      version: row.version,
+    };
+    if (row.lease_until !== null) session.leaseUntil = row.lease_until;
+    return session;
   }
 
   async save(
@@ -134,6 +144,7 @@ export class PostgresSessionStore implements SessionStore {
           sessionId,
           state: text,
           deadline,
+          leaseUntil: options.leaseUntil ?? null,
           expectedVersion,
           records,
           channel: this.channel,
@@ -152,6 +163,15 @@ export class PostgresSessionStore implements SessionStore {
     throw new StaleSessionError(sessionId, expectedVersion, current.rows[0]?.version);
   }
 
+  async renewLease(sessionId: string, version: number, leaseUntil: string): Promise<boolean> {
+    await this.migrate();
+    const result = await this.pool.query(
+      `UPDATE ${this.table.sessions} SET lease_until = $3 WHERE id = $1 AND version = $2`,
+      [sessionId, version, leaseUntil],
+    );
+    return result.rowCount === 1;
+  }
+
   async listDue(now: string, limit = 100): Promise<string[]> {
     await this.migrate();
     const result = await this.pool.query<{ id: string }>(
@@ -166,7 +186,7 @@ export class PostgresSessionStore implements SessionStore {
     await this.migrate();
     const result = await this.pool.query<AuditRecordRow>(
       `SELECT session_id, reply_id, tool_call_id, tool_name, decision, input_digest, approver,
-         to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, detail
+         ${isoText('at')} AS at, detail
        FROM ${this.table.audit} WHERE session_id = $1 ORDER BY seq`,
       [sessionId],
     );

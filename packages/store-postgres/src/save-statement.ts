@@ -14,6 +14,7 @@ export type SaveWrite = {
   sessionId: string;
   state: string;
   deadline: string | null;
+  leaseUntil: string | null;
   expectedVersion: number;
   records: readonly AuditRecordRow[];
   channel: string;
@@ -44,12 +45,15 @@ export function saveStatement(tables: SaveTables, write: SaveWrite): SqlStatemen
   const id = parameter(write.sessionId);
   const state = parameter(write.state);
   const deadline = parameter(write.deadline);
+  const lease = parameter(write.leaseUntil);
   const written =
     write.expectedVersion === 0
-      ? `INSERT INTO ${tables.sessions} (id, version, state, deadline)
-         VALUES (${id}, 1, ${state}, ${deadline}) ON CONFLICT (id) DO NOTHING RETURNING version`
+      ? `INSERT INTO ${tables.sessions} (id, version, state, deadline, lease_until)
+         VALUES (${id}, 1, ${state}, ${deadline}, ${lease}::timestamptz)
+         ON CONFLICT (id) DO NOTHING RETURNING version`
       : `UPDATE ${tables.sessions}
-         SET state = ${state}, version = version + 1, updated_at = now(), deadline = ${deadline}
+         SET state = ${state}, version = version + 1, updated_at = now(), deadline = ${deadline},
+           lease_until = ${lease}::timestamptz
          WHERE id = ${id} AND version = ${parameter(write.expectedVersion)} RETURNING version`;
   const audited =
     write.records.length === 0

@@ -92,6 +92,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
         BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END;`,
   },
+  {
+    version: 5,
+    name: 'lease',
+    // Until when the process running a reply holds the session (NULL when no
+    // reply is running, or the store was written before leases).
+    sql: `ALTER TABLE sessions ADD COLUMN lease_until TEXT;`,
+  },
 ];
 
 /**

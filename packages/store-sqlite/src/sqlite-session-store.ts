@@ -33,14 +33,16 @@ export type SqliteSessionStoreOptions = {
   synchronous?: 'FULL' | 'NORMAL';
 };
 
-type SessionRow = { version: number; state: unknown };
+type SessionRow = { version: number; state: unknown; lease_until: string | null };
 type SessionWrite = {
   id: string;
   state: string;
   updatedAt: string;
   expectedVersion: number;
   deadline: string | null;
+  leaseUntil: string | null;
 };
+type LeaseWrite = { id: string; version: number; leaseUntil: string };
 
 const AUDIT_COLUMNS =
   'session_id, reply_id, tool_call_id, tool_name, decision, input_digest, approver, at, detail';
@@ -66,6 +68,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly insertAudit: Statement<[AuditRecordRow]>;
   private readonly selectAudit: Statement<[string], AuditRecordRow>;
   private readonly selectDue: Statement<[string, number], { id: string }>;
+  private readonly updateLease: Statement<[LeaseWrite]>;
   /** Whether relaxed saves switch `synchronous` (only FULL has something to relax). */
   private readonly canRelax: boolean;
   private relaxedNow = false;
@@ -82,15 +85,17 @@ export class SqliteSessionStore implements SessionStore {
       throw error;
     }
     this.database = database;
-    this.selectSession = database.prepare('SELECT version, state FROM sessions WHERE id = ?');
+    this.selectSession = database.prepare(
+      'SELECT version, state, lease_until FROM sessions WHERE id = ?',
+    );
     this.selectVersion = database.prepare('SELECT version FROM sessions WHERE id = ?');
     this.insertSession = database.prepare(
-      `INSERT INTO sessions (id, version, state, updated_at, deadline)
-       VALUES (@id, 1, @state, @updatedAt, @deadline) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO sessions (id, version, state, updated_at, deadline, lease_until)
+       VALUES (@id, 1, @state, @updatedAt, @deadline, @leaseUntil) ON CONFLICT (id) DO NOTHING`,
     );
     this.updateSession = database.prepare(
       `UPDATE sessions SET state = @state, version = version + 1, updated_at = @updatedAt,
-       deadline = @deadline WHERE id = @id AND version = @expectedVersion`,
+       deadline = @deadline, lease_until = @leaseUntil WHERE id = @id AND version = @expectedVersion`,
     );
     this.insertAudit = database.prepare(
       `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES (@session_id, @reply_id, @tool_call_id,
@@ -103,6 +108,9 @@ export class SqliteSessionStore implements SessionStore {
       `SELECT id FROM sessions WHERE deadline IS NOT NULL AND deadline <= ?
        ORDER BY deadline, id LIMIT ?`,
     );
+    this.updateLease = database.prepare(
+      'UPDATE sessions SET lease_until = @leaseUntil WHERE id = @id AND version = @version',
+    );
     this.canRelax = options.synchronous !== 'NORMAL';
     const transaction = database.transaction((write: SessionWrite, records: AuditRecordRow[]) =>
       this.writeInTransaction(write, records),
@@ -113,7 +121,12 @@ export class SqliteSessionStore implements SessionStore {
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const row = this.selectSession.get(sessionId);
     if (row === undefined) return undefined;
-    return { state: decodeStoredState(sessionId, row.state), version: row.version };
+    const session: StoredSession = {
+      state: decodeStoredState(sessionId, row.state),
+      version: row.version,
+    };
+    if (row.lease_until !== null) session.leaseUntil = row.lease_until;
+    return session;
   }
 
   async save(
@@ -131,6 +144,7 @@ export class SqliteSessionStore implements SessionStore {
       updatedAt: new Date().toISOString(),
       expectedVersion,
       deadline: parkedDeadline(state),
+      leaseUntil: options.leaseUntil ?? null,
     };
     this.setRelaxed(options.relaxed === true);
     // One statement is its own transaction: a save without records needs no BEGIN/COMMIT.
@@ -142,6 +156,10 @@ export class SqliteSessionStore implements SessionStore {
   async listDue(now: string, limit = 100): Promise<string[]> {
     const at = new Date(now).toISOString();
     return this.selectDue.all(at, Math.max(0, Math.floor(limit))).map((row) => row.id);
+  }
+
+  async renewLease(sessionId: string, version: number, leaseUntil: string): Promise<boolean> {
+    return this.updateLease.run({ id: sessionId, version, leaseUntil }).changes === 1;
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {

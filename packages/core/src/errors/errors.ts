@@ -163,16 +163,17 @@ export class ReplyExpiredError extends ParleyError {
 }
 
 /**
- * A call of `Sessions` named a session that the same `Sessions` is already
- * running a reply on. Nothing was applied; wait for the running reply to
- * finish or park, or stop it with `Sessions.cancel`.
+ * A call of `Sessions` named a session that is running a reply: in this
+ * `Sessions`, or in another process whose lease on it has not run out.
+ * Nothing was applied; wait for the running reply to park or finish, or
+ * stop it (`Sessions.cancel`) where it runs.
  */
 export class SessionBusyError extends ParleyError {
   readonly sessionId: string;
   constructor(sessionId: string) {
     super(
       'session_busy',
-      `Session '${sessionId}' is already running a reply; wait for it to finish or park, or cancel it.`,
+      `Session '${sessionId}' is running a reply; wait for it to park or finish, or cancel it where it runs.`,
     );
     this.sessionId = sessionId;
   }

@@ -9,13 +9,17 @@ import { serializeAgentState } from '../state/index.js';
 
 /**
  * The data behind an `InMemorySessionStore`: each session's state as JSON
- * text with its version, and each session's audit records as JSON text, in
- * order (with the parked reply's deadline, for `listDue`). Give the same tables to two stores and they see the same sessions,
+ * text with its version (with the parked reply's deadline, for `listDue`,
+ * and the lease of a running reply), and each session's audit records as
+ * JSON text, in order. Give the same tables to two stores and they see the same sessions,
  * like two processes over one database; tests also use them to reach behind
  * a store's back.
  */
 export type InMemorySessionTables = {
-  sessions: Map<string, { state: string; version: number; deadline?: string | null }>;
+  sessions: Map<
+    string,
+    { state: string; version: number; deadline?: string | null; leaseUntil?: string | null }
+  >;
   audit: Map<string, string[]>;
 };
 
@@ -37,7 +41,12 @@ export class InMemorySessionStore implements SessionStore {
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const stored = this.tables.sessions.get(sessionId);
     if (stored === undefined) return undefined;
-    return { state: decodeStoredState(sessionId, stored.state), version: stored.version };
+    const session: StoredSession = {
+      state: decodeStoredState(sessionId, stored.state),
+      version: stored.version,
+    };
+    if (typeof stored.leaseUntil === 'string') session.leaseUntil = stored.leaseUntil;
+    return session;
   }
 
   async save(
@@ -56,7 +65,12 @@ export class InMemorySessionStore implements SessionStore {
       throw new StaleSessionError(sessionId, expectedVersion, current === 0 ? undefined : current);
     }
     const version = current + 1;
-    this.tables.sessions.set(sessionId, { state: text, version, deadline: parkedDeadline(state) });
+    this.tables.sessions.set(sessionId, {
+      state: text,
+      version,
+      deadline: parkedDeadline(state),
+      leaseUntil: options.leaseUntil ?? null,
+    });
     if (records.length > 0) {
       this.tables.audit.set(sessionId, [...(this.tables.audit.get(sessionId) ?? []), ...records]);
     }
@@ -70,6 +84,13 @@ export class InMemorySessionStore implements SessionStore {
     }
     due.sort((a, b) => (a.deadline < b.deadline ? -1 : a.deadline > b.deadline ? 1 : 0));
     return due.slice(0, Math.max(0, limit)).map(({ id }) => id);
+  }
+
+  async renewLease(sessionId: string, version: number, leaseUntil: string): Promise<boolean> {
+    const stored = this.tables.sessions.get(sessionId);
+    if (stored?.version !== version) return false;
+    stored.leaseUntil = leaseUntil;
+    return true;
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {

@@ -1,8 +1,12 @@
 import type { AgentState } from '../state/index.js';
 import type { AuditRecord } from './audit-record.js';
 
-/** A stored session: its state and the version to pass back to `save`. */
-export type StoredSession = { state: AgentState; version: number };
+/**
+ * A stored session: its state and the version to pass back to `save`, and
+ * the lease its last save or `renewLease` set, if it is still set (an ISO
+ * time; see `SaveOptions.leaseUntil`).
+ */
+export type StoredSession = { state: AgentState; version: number; leaseUntil?: string };
 
 /**
  * What may go with a `save`. `audit`: records describing the decisions the
@@ -16,8 +20,15 @@ export type StoredSession = { state: AgentState; version: number };
  * relaxes the in-between steps of a reply and never the ones exactly-once
  * rests on (the claim before a tool runs, the park, the end). Stores with
  * no such distinction ignore it.
+ *
+ * `leaseUntil`: an ISO time until which the saving process holds the
+ * session, because the saved reply is still running there. Stored next to
+ * the state and given back by `load`; a save without it clears it. The
+ * session runner sets it on saves that leave a reply running, keeps it
+ * alive with `renewLease`, and refuses to treat a running reply as
+ * abandoned while its lease lasts.
  */
-export type SaveOptions = { audit?: AuditRecord[]; relaxed?: boolean };
+export type SaveOptions = { audit?: AuditRecord[]; relaxed?: boolean; leaseUntil?: string };
 
 /**
  * Where sessions live between replies. Optimistic concurrency: `save` succeeds
@@ -54,6 +65,14 @@ export interface SessionStore {
    * Optional; `Sessions.expireDue` needs it.
    */
   listDue?(now: string, limit?: number): Promise<string[]>;
+  /**
+   * Sets the lease of session `sessionId` to `leaseUntil` (an ISO time) if
+   * its stored version is still `version`, without changing the state or
+   * the version; resolves to whether it did. Need not be durable: a lost
+   * renewal only shortens a lease. Optional; without it the runner writes
+   * no leases.
+   */
+  renewLease?(sessionId: string, version: number, leaseUntil: string): Promise<boolean>;
 }
 
 /**

@@ -10,8 +10,8 @@ import type { SessionStore } from '../session-store.js';
  * (a temporary file, a schema).
  */
 export type SessionStoreHarness = {
-  /** The store under test. It must implement `listAudit` and `listDue`. */
-  store: SessionStore & Required<Pick<SessionStore, 'listAudit' | 'listDue'>>;
+  /** The store under test. It must implement `listAudit`, `listDue` and `renewLease`. */
+  store: SessionStore & Required<Pick<SessionStore, 'listAudit' | 'listDue' | 'renewLease'>>;
   /**
    * Writes `rawText` as the stored state of `sessionId` without going
    * through the store, keeping its version (version 1 if it did not exist).

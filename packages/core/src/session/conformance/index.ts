@@ -12,6 +12,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import { registerAuditCases } from './audit-cases.js';
 import { registerDueCases } from './due-cases.js';
+import { registerLeaseCases } from './lease-cases.js';
 import type { SessionStoreHarness } from './fixtures.js';
 import { registerStateCases } from './state-cases.js';
 
@@ -47,5 +48,6 @@ export function describeSessionStoreConformance(
     describe('state and versions', () => registerStateCases(current));
     describe('audit records', () => registerAuditCases(current));
     describe('due deadlines', () => registerDueCases(current));
+    describe('leases', () => registerLeaseCases(current));
   });
 }

@@ -14,6 +14,7 @@ import {
   ConcurrentResumeError,
   InvalidStateError,
   ReplyExpiredError,
+  SessionBusyError,
   StaleReplyError,
   StaleSessionError,
 } from '../../errors/index.js';
@@ -23,7 +24,7 @@ import type { ChatModel, ChatRequest, ChatChunk } from '../../model/index.js';
 import { looksLikeInputEvent, parseInputEvent } from '../../event/index.js';
 import type { AgentState } from '../../state/index.js';
 import { Toolkit } from '../../tool/index.js';
-import type { SessionStore, StoredSession } from '../session-store.js';
+import type { SaveOptions, SessionStore, StoredSession } from '../session-store.js';
 import { AuditCollector } from './audit-collector.js';
 
 /** The agent options a session runner builds its agents from (the rest is its own). */
@@ -43,6 +44,8 @@ export type SessionCallSetup = {
   approver: string | null;
   /** `'steps'`: held steps are also written before the model is called. */
   persist: PersistSchedule;
+  /** How long (ms) a running reply's lease lasts unless renewed; 0 writes none. */
+  lease: number;
 };
 
 /**
@@ -95,6 +98,10 @@ export class SessionCall {
   private held = false;
   /** Why a write failed (a lost race, say): later writes fail the same way, unattempted. */
   private failure: { error: unknown } | undefined;
+  /** A save is on its way: lease renewals wait for the next tick. */
+  private writing = false;
+  /** Renews the lease while the stored reply is running (see `write`). */
+  private renewal: ReturnType<typeof setInterval> | undefined;
 
   private constructor(
     setup: SessionCallSetup,
@@ -152,7 +159,7 @@ export class SessionCall {
    * running is settled first (a call it had started is never run again).
    */
   static async open(setup: SessionCallSetup, input: ReplyInput | undefined): Promise<SessionCall> {
-    const { loaded, collector, expired } = await load(setup);
+    const { loaded, collector, expired, leased } = await load(setup);
     const state = loaded?.state;
     let claimed: string | undefined;
     let given = input;
@@ -165,13 +172,15 @@ export class SessionCall {
         if (state !== undefined) collector.recordInput(state, event);
       }
     }
+    // Running elsewhere: an answer to it was refused above as no longer parked.
+    if (leased) throw new SessionBusyError(setup.sessionId);
     return new SessionCall(setup, loaded, collector, claimed, given);
   }
 
   /** Like `open` with no input, but `undefined` unless the parked reply has expired. */
   static async openExpired(setup: SessionCallSetup): Promise<SessionCall | undefined> {
-    const { loaded, collector, expired } = await load(setup);
-    if (!expired) return undefined;
+    const { loaded, collector, expired, leased } = await load(setup);
+    if (!expired || leased) return undefined;
     return new SessionCall(setup, loaded, collector, loaded?.state.reply?.replyId, undefined);
   }
 
@@ -181,6 +190,7 @@ export class SessionCall {
       return await this.agent.reply(input, options);
     } finally {
       await this.writeHeld();
+      this.keepLease(false);
     }
   }
 
@@ -205,6 +215,7 @@ export class SessionCall {
         this.held = true;
       }
       await this.writeHeld();
+      this.keepLease(false);
     }
   }
 
@@ -248,15 +259,17 @@ export class SessionCall {
     if (this.failure !== undefined) throw this.failure.error;
     this.held = false;
     const audit = this.collector.take(state);
+    const leaseUntil = this.leaseUntil(state);
+    const options: SaveOptions = { relaxed };
+    if (audit.length > 0) options.audit = audit;
+    if (leaseUntil !== undefined) options.leaseUntil = leaseUntil;
     let version: number;
+    this.writing = true;
     try {
-      version = await this.setup.store.save(
-        this.setup.sessionId,
-        state,
-        this.version,
-        audit.length > 0 ? { audit, relaxed } : { relaxed },
-      );
+      version = await this.setup.store.save(this.setup.sessionId, state, this.version, options);
     } catch (error) {
+      this.writing = false;
+      this.keepLease(false);
       const lostClaim =
         error instanceof StaleSessionError && this.claimed !== undefined && this.saves === 0;
       const failure = lostClaim
@@ -265,16 +278,66 @@ export class SessionCall {
       this.failure = { error: failure };
       throw failure;
     }
+    this.writing = false;
     this.version = version;
     this.saves += 1;
+    this.keepLease(leaseUntil !== undefined);
+  }
+
+  /** The lease to save `state` with: one while its reply runs, if the store can renew it. */
+  private leaseUntil(state: AgentState): string | undefined {
+    const { lease, store, clock } = this.setup;
+    if (lease <= 0 || store.renewLease === undefined || state.reply?.status !== 'running') {
+      return undefined;
+    }
+    return new Date(clock().getTime() + lease).toISOString();
+  }
+
+  /**
+   * Renews the lease every third of its length while `on` (the last save
+   * left the reply running with a lease), from a timer that does not keep
+   * the process alive; stops renewing otherwise. A renewal that finds a
+   * newer version does nothing: a save renewed it, or another process took
+   * the session over and the next save here will fail.
+   */
+  private keepLease(on: boolean): void {
+    const { lease, store, sessionId, clock } = this.setup;
+    if (!on || store.renewLease === undefined) {
+      clearInterval(this.renewal);
+      this.renewal = undefined;
+      return;
+    }
+    if (this.renewal !== undefined) return;
+    const renew = store.renewLease.bind(store);
+    this.renewal = setInterval(() => {
+      if (this.writing || this.failure !== undefined) return;
+      const until = new Date(clock().getTime() + lease).toISOString();
+      renew(sessionId, this.version, until).catch((error: unknown) => {
+        this.setup.agent.logger?.warn('Could not renew the lease of a running reply.', {
+          sessionId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
+    }, lease / 3);
+    // Node's timers can be told not to keep the process alive; others are plain ids.
+    const timer: unknown = this.renewal;
+    if (typeof timer === 'object' && timer !== null && 'unref' in timer) {
+      const unref: unknown = timer.unref;
+      if (typeof unref === 'function') unref.call(timer);
+    }
   }
 }
 
-/** Loads, settles a stopped reply, and says whether the parked reply expired. */
+/**
+ * Loads, settles a stopped reply, and says whether the parked reply expired.
+ * A running reply whose lease has not run out is `leased`: its process is
+ * alive (it keeps renewing), so it is left as it is.
+ */
 async function load(setup: SessionCallSetup): Promise<{
   loaded: StoredSession | undefined;
   collector: AuditCollector;
   expired: boolean;
+  leased: boolean;
 }> {
   const { store, sessionId } = setup;
   const loaded = await store.load(sessionId);
@@ -285,10 +348,14 @@ async function load(setup: SessionCallSetup): Promise<{
     );
   }
   const collector = new AuditCollector({ sessionId, approver: setup.approver, clock: setup.clock });
-  if (loaded === undefined) return { loaded, collector, expired: false };
+  if (loaded === undefined) return { loaded, collector, expired: false, leased: false };
   collector.observe(loaded.state);
+  const lease = loaded.leaseUntil === undefined ? Number.NaN : Date.parse(loaded.leaseUntil);
+  if (loaded.state.reply?.status === 'running' && lease > setup.now.getTime()) {
+    return { loaded, collector, expired: false, leased: true };
+  }
   settleStoppedReply(loaded.state, setup.agent.toolkit ?? new Toolkit());
-  return { loaded, collector, expired: isReplyExpired(loaded.state, setup.now) };
+  return { loaded, collector, expired: isReplyExpired(loaded.state, setup.now), leased: false };
 }
 
 /**

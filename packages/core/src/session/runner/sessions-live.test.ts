@@ -6,43 +6,9 @@ import {
   textOf,
   userConfirmResultEvent,
 } from '../../index.js';
-import type { ChatChunk, ChatModel, ChatRequest } from '../../index.js';
 import { ScriptedModel } from '../../testing/index.js';
 import { Sessions } from './sessions.js';
-import { RecordingStore, parkedCalls, writeFileTool } from './test-fixtures.js';
-
-/**
- * A model that answers "done" once let go: `started` resolves when a call
- * waits, `release` lets the waiting calls answer. Aborting a call's signal
- * ends it with an error, as a provider's client does.
- */
-class GatedModel implements ChatModel {
-  readonly name = 'gated';
-  private opened: () => void = () => undefined;
-  private gate: () => void = () => undefined;
-  readonly started = new Promise<void>((resolve) => {
-    this.opened = resolve;
-  });
-  private readonly released = new Promise<void>((resolve) => {
-    this.gate = resolve;
-  });
-
-  release(): void {
-    this.gate();
-  }
-
-  async *stream(_request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
-    this.opened();
-    await new Promise<void>((resolve, reject) => {
-      signal?.addEventListener('abort', () => reject(new Error('The request was aborted.')), {
-        once: true,
-      });
-      void this.released.then(resolve);
-    });
-    yield { type: 'text_delta', delta: 'done' };
-    yield { type: 'finish', finishedReason: 'stop' };
-  }
-}
+import { GatedModel, RecordingStore, parkedCalls, writeFileTool } from './test-fixtures.js';
 
 function gated() {
   const store = new RecordingStore();

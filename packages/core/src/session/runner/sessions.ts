@@ -21,14 +21,23 @@ import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './s
  * session id that gives them. `clock`: the time deadlines and audit records
  * are stamped with (default: the system clock). `persist`: when the steps
  * between claims, parks and ends are written (see `PersistSchedule`;
- * exactly-once holds with either).
+ * exactly-once holds with either). `lease` (ms, default 30 000): while a
+ * reply runs, its stored state carries a lease this long, renewed every
+ * third of it; other processes leave a running reply alone while its lease
+ * lasts, and settle it as stopped once it has run out. 0 writes no leases
+ * (a running reply is then settled by the next call that touches it). The
+ * store must implement `renewLease`, else no leases are written.
  */
 export type SessionsOptions = {
   store: SessionStore;
   agent: SessionAgentOptions | ((sessionId: string) => SessionAgentOptions);
   clock?: () => Date;
   persist?: PersistSchedule;
+  lease?: number;
 };
+
+/** The default `lease`: long enough to ride out a pause, short enough to recover from a crash. */
+const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * Per-call options of `Sessions.reply` / `replyStream`. `approver`: who is
@@ -78,6 +87,7 @@ export class Sessions {
   private readonly agentOptions: SessionsOptions['agent'];
   private readonly clock: () => Date;
   private readonly persist: PersistSchedule;
+  private readonly lease: number;
   private readonly live = new Map<string, LiveCall>();
 
   constructor(options: SessionsOptions) {
@@ -85,6 +95,11 @@ export class Sessions {
     this.agentOptions = options.agent;
     this.clock = options.clock ?? (() => new Date());
     this.persist = options.persist ?? 'steps';
+    const lease = options.lease ?? DEFAULT_LEASE_MS;
+    if (!Number.isFinite(lease) || lease < 0) {
+      throw new InvalidInputError(`The lease must be a number of milliseconds ≥ 0, not ${lease}.`);
+    }
+    this.lease = lease;
   }
 
   /**
@@ -246,6 +261,7 @@ export class Sessions {
       clock: this.clock,
       approver,
       persist: this.persist,
+      lease: this.lease,
     };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Shared by the runner's tests: a store that records what each save
- * carried, and the write_file workload of the park/resume round trip.
+ * carried, the write_file workload of the park/resume round trip, and a
+ * model that waits until it is let go.
  * Not exported from the package.
  */
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import { tool } from '../../tool/index.js';
 import type { Tool } from '../../tool/index.js';
 import type { AgentState } from '../../state/index.js';
 import type { ToolCallBlock } from '../../message/index.js';
+import type { ChatChunk, ChatModel, ChatRequest } from '../../model/index.js';
 import type { AuditRecord } from '../audit-record.js';
 import { InMemorySessionStore } from '../in-memory-session-store.js';
 import type { InMemorySessionTables } from '../in-memory-session-store.js';
@@ -76,4 +78,37 @@ export function parkedCalls(state: AgentState | undefined): {
     (block): block is ToolCallBlock => block.type === 'tool_call' && block.state === 'asking',
   );
   return { replyId: reply.replyId, calls };
+}
+
+/**
+ * A model that answers "done" once let go: `started` resolves when a call
+ * waits, `release` lets the waiting calls answer. Aborting a call's signal
+ * ends it with an error, as a provider's client does.
+ */
+export class GatedModel implements ChatModel {
+  readonly name = 'gated';
+  private opened: () => void = () => undefined;
+  private gate: () => void = () => undefined;
+  readonly started = new Promise<void>((resolve) => {
+    this.opened = resolve;
+  });
+  private readonly released = new Promise<void>((resolve) => {
+    this.gate = resolve;
+  });
+
+  release(): void {
+    this.gate();
+  }
+
+  async *stream(_request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
+    this.opened();
+    await new Promise<void>((resolve, reject) => {
+      signal?.addEventListener('abort', () => reject(new Error('The request was aborted.')), {
+        once: true,
+      });
+      void this.released.then(resolve);
+    });
+    yield { type: 'text_delta', delta: 'done' };
+    yield { type: 'finish', finishedReason: 'stop' };
+  }
 }
