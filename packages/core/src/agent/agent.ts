@@ -47,18 +47,25 @@ function withRequestCopy(
 }
 
 /**
- * Aborts `controller` when `signal` aborts (at once if it already has).
- * Returns what stops following it, or undefined when there is no signal.
+ * Aborts `controller` when `signal` aborts (at once if it already has),
+ * until stopped. A listener object rather than a closure: one per run.
  */
-function followSignal(
-  signal: AbortSignal | undefined,
-  controller: AbortController,
-): (() => void) | undefined {
-  if (signal === undefined) return undefined;
-  const onAbort = (): void => controller.abort(signal.reason);
-  if (signal.aborted) onAbort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  return () => signal.removeEventListener('abort', onAbort);
+class AbortForwarding {
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly controller: AbortController,
+  ) {
+    if (signal.aborted) controller.abort(signal.reason);
+    signal.addEventListener('abort', this, { once: true });
+  }
+
+  handleEvent(): void {
+    this.controller.abort(this.signal.reason);
+  }
+
+  stop(): void {
+    this.signal.removeEventListener('abort', this);
+  }
 }
 
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -175,7 +182,8 @@ export class Agent {
     const plan = expiry ?? planReply(this.current, this.deps.toolkit, input);
     this.running = true;
     const controller = new AbortController();
-    const stopWith = followSignal(options.signal, controller);
+    const forwarding =
+      options.signal === undefined ? undefined : new AbortForwarding(options.signal, controller);
     let settled = false;
     let result: RunResult;
     try {
@@ -186,7 +194,7 @@ export class Agent {
       settled = true;
       throw error;
     } finally {
-      stopWith?.();
+      forwarding?.stop();
       if (!settled) this.cancelSilently(controller);
       this.running = false;
     }
