@@ -17,6 +17,7 @@ import { settleStoppedReply } from './recovery.js';
 import { closeExpiredCalls, expirySettings, planExpiry, withParkDeadline } from './expiry.js';
 import type { ExpirePlan, ExpirySettings } from './expiry.js';
 import { ReplyRun } from './reply-run.js';
+import { RunSignal } from './run-signal.js';
 import type { RunDependencies } from './reply-run.js';
 import { applyConfirm, applyExternal } from './resume.js';
 import { agentTexts } from './texts.js';
@@ -44,28 +45,6 @@ function withRequestCopy(
   if (hooks.length === 0) return call;
   const composed = compose(hooks, call);
   return (context) => composed({ ...context, request: structuredClone(context.request) });
-}
-
-/**
- * Aborts `controller` when `signal` aborts (at once if it already has),
- * until stopped. A listener object rather than a closure: one per run.
- */
-class AbortForwarding {
-  constructor(
-    private readonly signal: AbortSignal,
-    private readonly controller: AbortController,
-  ) {
-    if (signal.aborted) controller.abort(signal.reason);
-    signal.addEventListener('abort', this, { once: true });
-  }
-
-  handleEvent(): void {
-    this.controller.abort(this.signal.reason);
-  }
-
-  stop(): void {
-    this.signal.removeEventListener('abort', this);
-  }
 }
 
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -158,7 +137,7 @@ export class Agent {
    * A model failure rejects, after the reply was closed with `error`.
    */
   async reply(input?: ReplyInput, options: ReplyOptions = {}): Promise<Msg> {
-    const run = this.run(input, options);
+    const run = this.run(input, options, false);
     let step = await run.next();
     while (step.done !== true) step = await run.next();
     if (step.value.error !== undefined) throw step.value.error;
@@ -172,30 +151,33 @@ export class Agent {
    * cancels the reply.
    */
   replyStream(input?: ReplyInput, options: ReplyOptions = {}): AsyncIterable<AgentEvent> {
-    return this.run(input, options);
+    return this.run(input, options, true);
   }
 
-  private async *run(input: unknown, options: ReplyOptions): AsyncGenerator<AgentEvent, RunResult> {
+  /** One run; `leavable`: a stream, whose consumer may leave it early (see `RunSignal`). */
+  private async *run(
+    input: unknown,
+    options: ReplyOptions,
+    leavable: boolean,
+  ): AsyncGenerator<AgentEvent, RunResult> {
     if (this.running) throw new AgentBusyError();
     settleStoppedReply(this.current, this.deps.toolkit);
     const expiry = planExpiry(this.current, this.deps.toolkit, input, this.expiry);
     const plan = expiry ?? planReply(this.current, this.deps.toolkit, input);
     this.running = true;
-    const controller = new AbortController();
-    const forwarding =
-      options.signal === undefined ? undefined : new AbortForwarding(options.signal, controller);
+    const stop = new RunSignal(options.signal, leavable);
     let settled = false;
     let result: RunResult;
     try {
-      const opened = yield* this.open(plan, controller.signal);
+      const opened = yield* this.open(plan, stop.signal);
       result = opened instanceof ReplyRun ? yield* this.loop(opened) : opened;
       settled = true;
     } catch (error) {
       settled = true;
       throw error;
     } finally {
-      forwarding?.stop();
-      if (!settled) this.cancelSilently(controller);
+      stop.release();
+      if (!settled) this.cancelSilently(stop);
       this.running = false;
     }
     // Parked and persisted: the agent is free before the caller hears why,
@@ -355,8 +337,8 @@ export class Agent {
   }
 
   /** The consumer left `replyStream` early: stop tools and close the reply without events. */
-  private cancelSilently(controller: AbortController): void {
-    controller.abort();
+  private cancelSilently(stop: RunSignal): void {
+    stop.cancel();
     if (this.current.reply?.status !== 'running') return;
     this.closeStoppedReply();
   }
