@@ -35,19 +35,13 @@ export type UserInterruptEvent = InputBase & { type: 'USER_INTERRUPT'; replyId: 
 /** Events that resume or end a parked reply. */
 export type InputEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent;
 
-const stamp = (): { id: string; createdAt: string; metadata: Record<string, unknown> } => ({
-  id: newId(),
-  createdAt: nowIso(),
-  metadata: {},
-});
-
 /** Builds a `USER_CONFIRM_RESULT` event. */
 export function userConfirmResultEvent(fields: {
   replyId: string;
   confirmResults: ConfirmResult[];
   metadata?: Record<string, unknown>;
 }): UserConfirmResultEvent {
-  return { ...stamp(), type: 'USER_CONFIRM_RESULT', ...fields };
+  return { id: newId(), createdAt: nowIso(), metadata: {}, type: 'USER_CONFIRM_RESULT', ...fields };
 }
 
 /** Builds an `EXTERNAL_EXECUTION_RESULT` event. */
@@ -56,7 +50,13 @@ export function externalExecutionResultEvent(fields: {
   executionResults: ToolResultBlock[];
   metadata?: Record<string, unknown>;
 }): ExternalExecutionResultEvent {
-  return { ...stamp(), type: 'EXTERNAL_EXECUTION_RESULT', ...fields };
+  return {
+    id: newId(),
+    createdAt: nowIso(),
+    metadata: {},
+    type: 'EXTERNAL_EXECUTION_RESULT',
+    ...fields,
+  };
 }
 
 /** Builds a `USER_INTERRUPT` event. */
@@ -64,7 +64,7 @@ export function userInterruptEvent(fields: {
   replyId: string;
   metadata?: Record<string, unknown>;
 }): UserInterruptEvent {
-  return { ...stamp(), type: 'USER_INTERRUPT', ...fields };
+  return { id: newId(), createdAt: nowIso(), metadata: {}, type: 'USER_INTERRUPT', ...fields };
 }
 
 const inputTypes: ReadonlySet<unknown> = new Set([
