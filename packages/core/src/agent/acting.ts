@@ -2,7 +2,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../message/index.js';
 import type { Tool, ToolChunk, ToolOutput, ToolContext, ToolResponse } from '../tool/index.js';
 import type { AgentEvent } from '../event/index.js';
 import { assertNever } from '../errors/index.js';
-import { compose } from './middleware.js';
+import { compose, contextOf } from './middleware.js';
 import type { ActingContext } from './middleware.js';
 import type { ReplyRun } from './reply-run.js';
 import { agentTexts } from './texts.js';
@@ -63,13 +63,14 @@ function throughMiddlewares(
   return compose(
     run.deps.actingHooks,
     inner,
-  )({
-    ...run.info,
-    toolCall: copy ? structuredClone(call) : call,
-    input: copy ? structuredClone(input) : input,
-    tool,
-    signal: run.signal,
-  });
+  )(
+    contextOf(run.info, {
+      toolCall: copy ? structuredClone(call) : call,
+      input: copy ? structuredClone(input) : input,
+      tool,
+      signal: run.signal,
+    }),
+  );
 }
 
 /** Takes one chunk of a tool's output; returns the event that announces it, if any. */

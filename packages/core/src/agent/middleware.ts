@@ -6,6 +6,20 @@ import type { Tool, ToolChunk } from '../tool/index.js';
 /** Who is running: handed to every middleware. */
 export type RunInfo = { agentName: string; sessionId: string; replyId: string };
 
+/**
+ * A middleware context: who is running, then the step's own fields. Built
+ * from a fresh literal, not by spreading `info`: V8 (Node 20) adds new keys
+ * to a spread copy very slowly (about a microsecond each).
+ */
+export function contextOf<Fields extends object>(info: RunInfo, fields: Fields): RunInfo & Fields {
+  const base: RunInfo = {
+    agentName: info.agentName,
+    sessionId: info.sessionId,
+    replyId: info.replyId,
+  };
+  return Object.assign(base, fields);
+}
+
 /** What `onCheckPermission` sees: copies of the call and its parsed input. */
 export type PermissionCheckContext = RunInfo & {
   toolCall: ToolCallBlock;

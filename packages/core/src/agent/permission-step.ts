@@ -3,7 +3,7 @@ import type { PermissionDecision } from '../permission/index.js';
 import type { Tool } from '../tool/index.js';
 import { parseToolInput } from '../tool/index.js';
 import type { AgentEvent } from '../event/index.js';
-import { compose } from './middleware.js';
+import { compose, contextOf } from './middleware.js';
 import type { PermissionCheckContext } from './middleware.js';
 import type { ReplyRun } from './reply-run.js';
 import { agentTexts } from './texts.js';
@@ -67,13 +67,14 @@ export async function evaluateCall(
               decisionReason: 'user confirmation',
             })
           : run.deps.engine.check(tool, input),
-    )({
-      ...run.info,
-      toolCall: copy ? structuredClone(call) : call,
-      input: copy ? structuredClone(input) : input,
-      tool,
-      confirmedByUser,
-    });
+    )(
+      contextOf(run.info, {
+        toolCall: copy ? structuredClone(call) : call,
+        input: copy ? structuredClone(input) : input,
+        tool,
+        confirmedByUser,
+      }),
+    );
   } catch (error) {
     // A permission check that fails never allows: the call gets an error
     // result, like a tool that throws, and the loop goes on.

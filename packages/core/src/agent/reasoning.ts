@@ -2,6 +2,7 @@ import type { Msg, ToolCallBlock } from '../message/index.js';
 import type { ChatRequest } from '../model/index.js';
 import type { AgentEvent } from '../event/index.js';
 import type { ReplyRun } from './reply-run.js';
+import { contextOf } from './middleware.js';
 import { TurnAssembler } from './turn-assembler.js';
 
 /** The request the model sees: the context as it stands (arrays copied, blocks shared). */
@@ -26,7 +27,8 @@ export async function* reason(run: ReplyRun): AsyncGenerator<AgentEvent, ToolCal
   const turn = new TurnAssembler(run);
   const out: AgentEvent[] = [];
   try {
-    for await (const chunk of run.deps.callModel({ ...run.info, request, signal: run.signal })) {
+    const context = contextOf(run.info, { request, signal: run.signal });
+    for await (const chunk of run.deps.callModel(context)) {
       turn.handle(chunk, out);
       for (const event of out) yield event;
       out.length = 0;
