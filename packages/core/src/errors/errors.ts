@@ -178,3 +178,32 @@ export class SessionBusyError extends ParleyError {
     this.sessionId = sessionId;
   }
 }
+
+/**
+ * The session runner's `mayAnswer` check refused an answer: this approver
+ * may not answer that tool call. Nothing of the answer was applied; the
+ * reply stays parked for someone who may.
+ */
+export class AnswerNotAllowedError extends ParleyError {
+  readonly sessionId: string;
+  readonly replyId: string;
+  readonly toolCallId: string;
+  readonly approver: string | null;
+  constructor(
+    sessionId: string,
+    replyId: string,
+    toolCall: { id: string; name: string },
+    approver: string | null,
+  ) {
+    super(
+      'answer_not_allowed',
+      `${approver === null ? 'A caller with no approver' : `Approver '${approver}'`} may not answer ` +
+        `tool call '${toolCall.id}' (${toolCall.name}) of reply '${replyId}' in session ` +
+        `'${sessionId}'; nothing was applied.`,
+    );
+    this.sessionId = sessionId;
+    this.replyId = replyId;
+    this.toolCallId = toolCall.id;
+    this.approver = approver;
+  }
+}

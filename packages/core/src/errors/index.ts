@@ -2,6 +2,7 @@ export { ParleyError, assertNever } from './parley-error.js';
 export {
   AgentBusyError,
   AgentParkedError,
+  AnswerNotAllowedError,
   ConcurrentResumeError,
   InvalidEventError,
   InvalidInputError,

@@ -6,3 +6,4 @@
 export type { ExpirySweep, SessionReplyOptions, SessionsOptions } from './sessions.js';
 export { Sessions } from './sessions.js';
 export type { PersistSchedule, SessionAgentOptions } from './session-call.js';
+export type { Answer, AnswerRequest, MayAnswer } from './answer-check.js';

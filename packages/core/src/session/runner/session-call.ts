@@ -25,6 +25,8 @@ import { looksLikeInputEvent, parseInputEvent } from '../../event/index.js';
 import type { AgentState } from '../../state/index.js';
 import { Toolkit } from '../../tool/index.js';
 import type { SaveOptions, SessionStore, StoredSession } from '../session-store.js';
+import { checkMayAnswer } from './answer-check.js';
+import type { MayAnswer } from './answer-check.js';
 import { AuditCollector } from './audit-collector.js';
 
 /** The agent options a session runner builds its agents from (the rest is its own). */
@@ -46,6 +48,8 @@ export type SessionCallSetup = {
   persist: PersistSchedule;
   /** How long (ms) a running reply's lease lasts unless renewed; 0 writes none. */
   lease: number;
+  /** Who may answer what (every answer is allowed without it). */
+  mayAnswer: MayAnswer | undefined;
 };
 
 /**
@@ -169,6 +173,9 @@ export class SessionCall {
       given = adoptInput(event);
       if (!expired) {
         checkAnswer(setup.sessionId, state, event);
+        if (state !== undefined && !leased && setup.mayAnswer !== undefined) {
+          await checkMayAnswer(setup.mayAnswer, setup.sessionId, setup.approver, state, event);
+        }
         if (state !== undefined) collector.recordInput(state, event);
       }
     }

@@ -11,6 +11,7 @@ import type { Msg } from '../../message/index.js';
 import type { AuditRecord } from '../audit-record.js';
 import type { SessionStore, StoredSession } from '../session-store.js';
 import { StoreCapabilityError } from '../store-errors.js';
+import type { MayAnswer } from './answer-check.js';
 import { SessionCall } from './session-call.js';
 import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './session-call.js';
 
@@ -27,6 +28,11 @@ import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './s
  * lasts, and settle it as stopped once it has run out. 0 writes no leases
  * (a running reply is then settled by the next call that touches it). The
  * store must implement `renewLease`, else no leases are written.
+ * `mayAnswer`: asked about each answer to a waiting tool call (a
+ * confirmation, a denial, an external result, an interrupt) with the
+ * call's `approver`, before anything is applied; a refusal rejects the
+ * whole answer with `AnswerNotAllowedError` and leaves the reply parked.
+ * Without it, anyone who can reach the runner may answer.
  */
 export type SessionsOptions = {
   store: SessionStore;
@@ -34,6 +40,7 @@ export type SessionsOptions = {
   clock?: () => Date;
   persist?: PersistSchedule;
   lease?: number;
+  mayAnswer?: MayAnswer;
 };
 
 /** The default `lease`: long enough to ride out a pause, short enough to recover from a crash. */
@@ -88,6 +95,7 @@ export class Sessions {
   private readonly clock: () => Date;
   private readonly persist: PersistSchedule;
   private readonly lease: number;
+  private readonly mayAnswer: MayAnswer | undefined;
   private readonly live = new Map<string, LiveCall>();
 
   constructor(options: SessionsOptions) {
@@ -100,6 +108,7 @@ export class Sessions {
       throw new InvalidInputError(`The lease must be a number of milliseconds ≥ 0, not ${lease}.`);
     }
     this.lease = lease;
+    this.mayAnswer = options.mayAnswer;
   }
 
   /**
@@ -262,6 +271,7 @@ export class Sessions {
       approver,
       persist: this.persist,
       lease: this.lease,
+      mayAnswer: this.mayAnswer,
     };
   }
 }

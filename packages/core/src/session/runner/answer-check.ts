@@ -1,0 +1,86 @@
+import { AnswerNotAllowedError } from '../../errors/index.js';
+import type { InputEvent } from '../../event/index.js';
+import type { PermissionRule, ToolCallBlock, ToolResultBlock } from '../../message/index.js';
+import type { AgentState } from '../../state/index.js';
+
+/** What a person answered about one waiting tool call. */
+export type Answer =
+  | { kind: 'confirm'; toolCall: ToolCallBlock; rules: PermissionRule[] }
+  | { kind: 'deny'; reason?: string }
+  | { kind: 'external_result'; result: ToolResultBlock }
+  | { kind: 'interrupt' };
+
+/**
+ * One answer about one waiting tool call, as `SessionsOptions.mayAnswer`
+ * sees it before anything is applied. `toolCall` is the call as it was
+ * asked (stored), `answer` what came back: for a confirmation, the call as
+ * given back (its `input` may be edited) and the rules accepted with it.
+ * `approver` is the call's `approver` option (`null` when none was given).
+ */
+export type AnswerRequest = {
+  sessionId: string;
+  replyId: string;
+  approver: string | null;
+  toolCall: ToolCallBlock;
+  answer: Answer;
+};
+
+/** Says whether `request.approver` may give `request.answer`; may be async. */
+export type MayAnswer = (request: AnswerRequest) => boolean | Promise<boolean>;
+
+/**
+ * Asks `mayAnswer` about each answer `event` gives to the waiting calls of
+ * the parked reply of `state`, in order, and throws `AnswerNotAllowedError`
+ * at the first it refuses. An interrupt answers every waiting call. Answers
+ * naming no waiting call are left to the agent, which refuses them.
+ */
+export async function checkMayAnswer(
+  mayAnswer: MayAnswer,
+  sessionId: string,
+  approver: string | null,
+  state: AgentState,
+  event: InputEvent,
+): Promise<void> {
+  const waiting = waitingCalls(state);
+  const requests: { id: string; answer: Answer }[] =
+    event.type === 'USER_CONFIRM_RESULT'
+      ? event.confirmResults.map((result) => ({
+          id: result.toolCall.id,
+          answer: result.confirmed
+            ? { kind: 'confirm', toolCall: result.toolCall, rules: result.rules ?? [] }
+            : { kind: 'deny', ...(result.reason === undefined ? {} : { reason: result.reason }) },
+        }))
+      : event.type === 'EXTERNAL_EXECUTION_RESULT'
+        ? event.executionResults.map((result) => ({
+            id: result.id,
+            answer: { kind: 'external_result', result },
+          }))
+        : [...waiting.keys()].map((id) => ({ id, answer: { kind: 'interrupt' } }));
+  for (const { id, answer } of requests) {
+    const toolCall = waiting.get(id);
+    if (toolCall === undefined) continue;
+    const request: AnswerRequest = {
+      sessionId,
+      replyId: event.replyId,
+      approver,
+      toolCall,
+      answer,
+    };
+    if ((await mayAnswer(request)) !== true) {
+      throw new AnswerNotAllowedError(sessionId, event.replyId, toolCall, approver);
+    }
+  }
+}
+
+/** The calls of the reply message waiting for a person or an external result, by id. */
+function waitingCalls(state: AgentState): Map<string, ToolCallBlock> {
+  const waiting = new Map<string, ToolCallBlock>();
+  const message = state.context.at(-1);
+  if (message === undefined || typeof message.content === 'string') return waiting;
+  for (const block of message.content) {
+    if (block.type === 'tool_call' && (block.state === 'asking' || block.state === 'submitted')) {
+      waiting.set(block.id, block);
+    }
+  }
+  return waiting;
+}
