@@ -6,6 +6,7 @@ describe('sessions guide example runs as documented', () => {
     expect(await sessionsExample()).toEqual({
       asked: ['write_note'],
       answer: 'The note is written.',
+      outsider: 'not yours to answer',
       secondAnswer: 'already answered',
       trail: [
         { decision: 'asked', approver: null },

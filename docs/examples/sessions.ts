@@ -1,10 +1,11 @@
 // Guide example: agents on stored sessions. Two "web handlers" share
 // nothing but the store: one takes a message and reports what needs
 // approval, the other applies a person's answer. A second answer to the
-// same question is refused, the trail says who decided what, and an
-// unanswered question expires.
+// same question is refused, so is an answer from outside the team, the
+// trail says who decided what, and an unanswered question expires.
 import { z } from 'zod';
 import {
+  AnswerNotAllowedError,
   ConcurrentResumeError,
   ReplyExpiredError,
   Sessions,
@@ -21,6 +22,7 @@ import { SqliteSessionStore } from '@parley/store-sqlite';
 export async function sessionsExample(path = ':memory:'): Promise<{
   asked: string[];
   answer: string;
+  outsider: string;
   secondAnswer: string;
   trail: Pick<AuditRecord, 'decision' | 'approver'>[];
   expired: string[];
@@ -51,6 +53,8 @@ export async function sessionsExample(path = ':memory:'): Promise<{
     store,
     clock: () => now,
     agent: { name: 'assistant', model, toolkit: new Toolkit([writeNote]), parkTimeout: 3_600_000 },
+    // Only the team may answer; your auth says who the approver is.
+    mayAnswer: ({ approver }) => approver?.endsWith('@example.com') === true,
   });
 
   // Handler 1: a message arrives; the reply parks and is saved before we hear why.
@@ -83,12 +87,19 @@ export async function sessionsExample(path = ':memory:'): Promise<{
         return 'already answered';
       }
       if (error instanceof ReplyExpiredError) return 'too late';
+      if (error instanceof AnswerNotAllowedError) return 'not yours to answer';
       throw error;
     }
   }
 
   const [question] = await onMessage('s1', 'Write a note');
   if (question === undefined) throw new Error('expected a question');
+  const outsider = await onApproval(
+    's1',
+    question.replyId,
+    question.toolCall,
+    'eve@elsewhere.test',
+  );
   const answer = await onApproval('s1', question.replyId, question.toolCall, 'ada@example.com');
   // The same answer again, from an old tab: refused, and the tool does not run twice.
   const secondAnswer = await onApproval(
@@ -118,6 +129,7 @@ export async function sessionsExample(path = ':memory:'): Promise<{
   return {
     asked: [question.toolCall.name],
     answer,
+    outsider,
     secondAnswer,
     trail,
     expired,
