@@ -182,7 +182,8 @@ export class Agent {
     }
     // Parked and persisted: the agent is free before the caller hears why,
     // so it may answer from inside its loop over the stream.
-    if (result.parkEvents !== undefined) yield* result.parkEvents;
+    // (Arrays are yielded item by item: `yield*` would await each one.)
+    for (const event of result.parkEvents ?? []) yield event;
     if (expiry?.refusal !== undefined) throw expiry.refusal;
     return result;
   }
@@ -236,14 +237,14 @@ export class Agent {
         const run = this.startRun(signal);
         const events = applyConfirm(run, this.engine, plan.event);
         await run.checkpoint('resume');
-        yield* events;
+        for (const event of events) yield event;
         return run;
       }
       case 'external': {
         const run = this.startRun(signal);
         const events = applyExternal(run, plan.event);
         await run.checkpoint('resume');
-        yield* events;
+        for (const event of events) yield event;
         return run;
       }
       case 'expire': {
@@ -251,7 +252,7 @@ export class Agent {
         const events = closeExpiredCalls(run, plan.onExpire);
         if (plan.then !== undefined) return yield* this.open(plan.then, signal);
         await run.checkpoint('expire');
-        yield* events;
+        for (const event of events) yield event;
         return plan.onExpire === 'deny' ? run : yield* this.abort(run);
       }
     }

@@ -36,10 +36,10 @@ export async function* reason(run: ReplyRun): AsyncGenerator<AgentEvent, ToolCal
     turn.finish(out);
   } catch (error) {
     turn.abandon(out);
-    yield* out;
+    for (const event of out) yield event;
     throw error;
   }
-  yield* out;
+  for (const event of out) yield event;
   yield run.event('MODEL_CALL_END', {
     inputTokens: turn.inputTokens,
     outputTokens: turn.outputTokens,
