@@ -21,7 +21,7 @@ import { RunSignal } from './run-signal.js';
 import type { RunDependencies } from './reply-run.js';
 import { applyConfirm, applyExternal } from './resume.js';
 import { agentTexts } from './texts.js';
-import { compose, needsCopies } from './middleware.js';
+import { compose, hooksOf, needsCopies } from './middleware.js';
 import type { Middleware, ModelCallContext } from './middleware.js';
 import type { ChatChunk } from '../model/index.js';
 
@@ -108,14 +108,11 @@ export class Agent {
       model: options.model,
       toolkit: options.toolkit ?? new Toolkit(),
       engine: this.engine,
-      callModel: withRequestCopy(
-        middlewares.flatMap((m) => (m.onModelCall ? [m.onModelCall] : [])),
-        (context: ModelCallContext) => options.model.stream(context.request, context.signal),
+      callModel: withRequestCopy(hooksOf(middlewares, 'onModelCall'), (context: ModelCallContext) =>
+        options.model.stream(context.request, context.signal),
       ),
-      permissionHooks: middlewares.flatMap((m) =>
-        m.onCheckPermission ? [m.onCheckPermission] : [],
-      ),
-      actingHooks: middlewares.flatMap((m) => (m.onActing ? [m.onActing] : [])),
+      permissionHooks: hooksOf(middlewares, 'onCheckPermission'),
+      actingHooks: hooksOf(middlewares, 'onActing'),
       copyFor: {
         permission: needsCopies(middlewares, 'onCheckPermission'),
         acting: needsCopies(middlewares, 'onActing'),

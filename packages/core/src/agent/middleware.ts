@@ -84,6 +84,19 @@ export function needsCopies(
   );
 }
 
+/** The hooks named `key` of the middlewares that have one, in order. */
+export function hooksOf<K extends 'onModelCall' | 'onCheckPermission' | 'onActing'>(
+  middlewares: readonly Middleware[],
+  key: K,
+): NonNullable<Middleware[K]>[] {
+  const hooks: NonNullable<Middleware[K]>[] = [];
+  for (const middleware of middlewares) {
+    const hook = middleware[key];
+    if (hook !== undefined) hooks.push(hook);
+  }
+  return hooks;
+}
+
 type Hook<C, R> = (context: C, next: (context: C) => R) => R;
 
 /** Composes hooks around `inner`, the first hook outermost. */
