@@ -21,8 +21,9 @@ export type Resolved =
 
 /** Looks the tool up and validates the call's input (SPEC section 3, step 1). */
 export function resolveCall(run: ReplyRun, call: ToolCallBlock): Resolved {
-  const key = `${call.name}\u0000${call.input}`;
-  const cached = run.resolved.get(key);
+  // Keyed by name, then by input: a joined key would be a new string to hash on every lookup.
+  let byInput = run.resolved.get(call.name);
+  const cached = byInput?.get(call.input);
   if (cached !== undefined) return cached;
   const found = run.deps.toolkit.get(call.name);
   let resolved: Resolved;
@@ -34,7 +35,11 @@ export function resolveCall(run: ReplyRun, call: ToolCallBlock): Resolved {
       ? { ok: true, tool: found, input: parsed.input }
       : { ok: false, error: agentTexts.invalidInput(call.name, parsed.reason) };
   }
-  run.resolved.set(key, resolved);
+  if (byInput === undefined) {
+    byInput = new Map();
+    run.resolved.set(call.name, byInput);
+  }
+  byInput.set(call.input, resolved);
   return resolved;
 }
 

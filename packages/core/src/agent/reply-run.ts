@@ -45,8 +45,8 @@ export class ReplyRun {
   /** Checkpoints called and not settled yet; while there are some, the next one waits. */
   private checkpointsPending = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
-  /** Tool lookups and parsed inputs, by name and raw input (parsing is pure). */
-  readonly resolved = new Map<string, Resolved>();
+  /** Tool lookups and parsed inputs, by tool name, then raw input (parsing is pure). */
+  readonly resolved = new Map<string, Map<string, Resolved>>();
   /** Where each tool call sits in the reply message (blocks are appended or replaced, never moved). */
   private readonly callIndex = new Map<string, number>();
 
