@@ -16,6 +16,10 @@ import type { AgentState } from './types.js';
  */
 export function parseAgentState(value: unknown, sessionId?: string): AgentState {
   const migrated = migrateAgentState(value, { sessionId });
+  const parsed = agentStateSchema.safeParse(migrated);
+  if (parsed.success) return parsed.data;
+  // Parsed again with the received values in the issues, only to describe
+  // the problem: zod parses several times slower with `reportInput`.
   const result = agentStateSchema.safeParse(migrated, { reportInput: true });
   if (result.success) return result.data;
   const { path, problem } = describeSchemaProblem(result.error);
