@@ -166,16 +166,22 @@ export class ReplyExpiredError extends ParleyError {
  * A call of `Sessions` named a session that is running a reply: in this
  * `Sessions`, or in another process whose lease on it has not run out.
  * Nothing was applied; wait for the running reply to park or finish, or
- * stop it (`Sessions.cancel`) where it runs.
+ * stop it (`Sessions.cancel`) where it runs. `leaseUntil`: when the other
+ * process's lease runs out unless renewed (an ISO time; absent when the
+ * reply runs in this process), e.g. for an HTTP `Retry-After`.
  */
 export class SessionBusyError extends ParleyError {
   readonly sessionId: string;
-  constructor(sessionId: string) {
+  readonly leaseUntil: string | undefined;
+  constructor(sessionId: string, leaseUntil?: string) {
     super(
       'session_busy',
-      `Session '${sessionId}' is running a reply; wait for it to park or finish, or cancel it where it runs.`,
+      `Session '${sessionId}' is running a reply` +
+        (leaseUntil === undefined ? '' : ` in another process (its lease runs to ${leaseUntil})`) +
+        '; wait for it to park or finish, or cancel it where it runs.',
     );
     this.sessionId = sessionId;
+    this.leaseUntil = leaseUntil;
   }
 }
 

@@ -180,7 +180,7 @@ export class SessionCall {
       }
     }
     // Running elsewhere: an answer to it was refused above as no longer parked.
-    if (leased) throw new SessionBusyError(setup.sessionId);
+    if (leased) throw new SessionBusyError(setup.sessionId, loaded?.leaseUntil);
     return new SessionCall(setup, loaded, collector, claimed, given);
   }
 

@@ -57,6 +57,8 @@ describe('Sessions: leases on running replies, across processes', () => {
     const version = (await store.load('s1'))?.version;
     const busy = await second.reply('s1', 'Me too').catch((error: unknown) => error);
     expect(busy).toBeInstanceOf(SessionBusyError);
+    expect(busy).toMatchObject({ sessionId: 's1', leaseUntil: at(30_000) });
+    expect(String(busy)).toContain(`in another process (its lease runs to ${at(30_000)})`);
     const resumed = await second.reply('s1').catch((error: unknown) => error);
     expect(resumed).toBeInstanceOf(SessionBusyError);
     expect((await store.load('s1'))?.version).toBe(version);

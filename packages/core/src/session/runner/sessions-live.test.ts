@@ -25,7 +25,7 @@ describe('Sessions: one reply at a time per session, in one process', () => {
     const saves = store.saves.length;
     const second = await sessions.reply('s1', 'And another').catch((error: unknown) => error);
     expect(second).toBeInstanceOf(SessionBusyError);
-    expect(second).toMatchObject({ code: 'session_busy', sessionId: 's1' });
+    expect(second).toMatchObject({ code: 'session_busy', sessionId: 's1', leaseUntil: undefined });
     expect(store.saves.length).toBe(saves);
     model.release();
     expect(textOf(await first)).toBe('done');
