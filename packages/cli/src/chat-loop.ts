@@ -26,9 +26,15 @@ import { waitingCalls } from './waiting-calls.js';
 /** Lets the loop take Ctrl-C while a reply streams; returns the function that gives it back. */
 export type InterruptSource = (onInterrupt: () => void) => () => void;
 
-/** The session the loop talks to: its saved state, and replies that save every step. */
+/**
+ * The session the loop talks to: its saved state (with the lease of a reply
+ * running there, if any), and replies that save every step.
+ */
 export type ChatRunner = {
   readonly state: AgentState;
+  readonly leaseUntil: string | undefined;
+  /** Reads the saved state again. */
+  refresh(): Promise<void>;
   replyStream(input: ReplyInput | undefined, signal: AbortSignal): AsyncIterable<AgentEvent>;
 };
 
@@ -120,6 +126,29 @@ async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): 
 }
 
 /**
+ * A reply saved as running under a lease that has not run out is held by
+ * the console that ran it (alive elsewhere, or killed moments ago): says
+ * so, waits until the lease runs out, reads the session again and returns
+ * true. False when there is nothing to wait for.
+ */
+async function waitOutLease(options: ChatLoopOptions): Promise<boolean> {
+  const { session, colors, screen } = options;
+  const until = session.leaseUntil === undefined ? Number.NaN : Date.parse(session.leaseUntil);
+  const wait = until - Date.now();
+  if (!(wait > 0)) return false;
+  const time = new Date(until).toLocaleTimeString();
+  screen.write(
+    `${colors.dim(`The console that was running this reply holds the session until ${time}; waiting…`)}\n`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, wait + LEASE_MARGIN_MS));
+  await session.refresh();
+  return true;
+}
+
+/** Waited past a lease's end, so that it has surely run out. */
+const LEASE_MARGIN_MS = 50;
+
+/**
  * The conversation: while the reply is parked, asks about the waiting calls
  * one at a time and sends each answer at once (an allowed call runs, and
  * its result shows, before the next question); otherwise reads the person's next
@@ -135,6 +164,7 @@ export async function runChatLoop(options: ChatLoopOptions): Promise<void> {
       continue;
     }
     if (session.state.reply?.status === 'running') {
+      if (await waitOutLease(options)) continue;
       screen.write(
         `${colors.dim('Continuing the reply that was running when the session was saved…')}\n`,
       );

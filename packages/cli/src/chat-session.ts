@@ -187,6 +187,16 @@ export class ChatSession {
     return this.stored.state;
   }
 
+  /** Until when a reply running in some console holds the session, as last read. */
+  get leaseUntil(): string | undefined {
+    return this.stored?.leaseUntil;
+  }
+
+  /** Reads the saved session again. */
+  async refresh(): Promise<void> {
+    this.stored = (await this.store.load(chatSessionId)) ?? this.stored;
+  }
+
   /**
    * Creates the session (a fresh state with the settings) or stores changed
    * settings in the existing one, each with the version check, and makes it
@@ -225,7 +235,7 @@ export class ChatSession {
     try {
       yield* this.sessions.replyStream(chatSessionId, input, { approver: this.approver, signal });
     } finally {
-      this.stored = (await this.store.load(chatSessionId)) ?? this.stored;
+      await this.refresh();
     }
   }
 
