@@ -141,6 +141,13 @@ export type ChatStart = {
   approver: string;
 };
 
+/**
+ * How long a console's running reply holds its session unless renewed: a
+ * console reopened after a kill waits this long at most, so it is shorter
+ * than the runner's default (renewing it costs a write every few seconds).
+ */
+const CONSOLE_LEASE_MS = 10_000;
+
 /** One open console session (see the module comment). */
 export class ChatSession {
   private sessions: Sessions | undefined;
@@ -219,7 +226,11 @@ export class ChatSession {
       this.stored = { state: next, version };
     }
     this.approver = options.approver;
-    this.sessions = new Sessions({ store: this.store, agent: options.agent });
+    this.sessions = new Sessions({
+      store: this.store,
+      agent: options.agent,
+      lease: CONSOLE_LEASE_MS,
+    });
   }
 
   /**
