@@ -13,6 +13,7 @@ import {
   fromAuditRecordRow,
   parkedDeadline,
   parseAuditRecord,
+  storedLease,
   toAuditRecordRow,
 } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
@@ -137,6 +138,7 @@ export class PostgresSessionStore implements SessionStore {
     );
     const text = serializeAgentState(state);
     const deadline = parkedDeadline(state);
+    const lease = options.leaseUntil === undefined ? null : storedLease(options.leaseUntil);
     await this.migrate();
     if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
       const written = await this.pool.query<{ version: number }>(
@@ -144,7 +146,7 @@ export class PostgresSessionStore implements SessionStore {
           sessionId,
           state: text,
           deadline,
-          leaseUntil: options.leaseUntil ?? null,
+          leaseUntil: lease,
           expectedVersion,
           records,
           channel: this.channel,
@@ -164,10 +166,11 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async renewLease(sessionId: string, version: number, leaseUntil: string): Promise<boolean> {
+    const lease = storedLease(leaseUntil);
     await this.migrate();
     const result = await this.pool.query(
       `UPDATE ${this.table.sessions} SET lease_until = $3 WHERE id = $1 AND version = $2`,
-      [sessionId, version, leaseUntil],
+      [sessionId, version, lease],
     );
     return result.rowCount === 1;
   }

@@ -13,6 +13,7 @@ import {
   fromAuditRecordRow,
   parkedDeadline,
   parseAuditRecord,
+  storedLease,
   toAuditRecordRow,
 } from '@parley/core';
 import Database from 'better-sqlite3';
@@ -144,7 +145,7 @@ export class SqliteSessionStore implements SessionStore {
       updatedAt: new Date().toISOString(),
       expectedVersion,
       deadline: parkedDeadline(state),
-      leaseUntil: options.leaseUntil ?? null,
+      leaseUntil: options.leaseUntil === undefined ? null : storedLease(options.leaseUntil),
     };
     this.setRelaxed(options.relaxed === true);
     // One statement is its own transaction: a save without records needs no BEGIN/COMMIT.
@@ -159,7 +160,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async renewLease(sessionId: string, version: number, leaseUntil: string): Promise<boolean> {
-    return this.updateLease.run({ id: sessionId, version, leaseUntil }).changes === 1;
+    const lease = storedLease(leaseUntil);
+    return this.updateLease.run({ id: sessionId, version, leaseUntil: lease }).changes === 1;
   }
 
   async listAudit(sessionId: string): Promise<AuditRecord[]> {

@@ -3,7 +3,7 @@ import type { AgentState } from '../state/index.js';
 import type { AuditRecord } from './audit-record.js';
 import { parseAuditRecord } from './audit-record.js';
 import type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
-import { parkedDeadline } from './session-store.js';
+import { parkedDeadline, storedLease } from './session-store.js';
 import { decodeStoredState } from './stored-state.js';
 import { serializeAgentState } from '../state/index.js';
 
@@ -60,6 +60,7 @@ export class InMemorySessionStore implements SessionStore {
       JSON.stringify(parseAuditRecord(record, sessionId)),
     );
     const text = serializeAgentState(state);
+    const leaseUntil = options.leaseUntil === undefined ? null : storedLease(options.leaseUntil);
     const current = this.tables.sessions.get(sessionId)?.version ?? 0;
     if (current !== expectedVersion) {
       throw new StaleSessionError(sessionId, expectedVersion, current === 0 ? undefined : current);
@@ -69,7 +70,7 @@ export class InMemorySessionStore implements SessionStore {
       state: text,
       version,
       deadline: parkedDeadline(state),
-      leaseUntil: options.leaseUntil ?? null,
+      leaseUntil,
     });
     if (records.length > 0) {
       this.tables.audit.set(sessionId, [...(this.tables.audit.get(sessionId) ?? []), ...records]);
@@ -87,9 +88,10 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async renewLease(sessionId: string, version: number, leaseUntil: string): Promise<boolean> {
+    const lease = storedLease(leaseUntil);
     const stored = this.tables.sessions.get(sessionId);
     if (stored?.version !== version) return false;
-    stored.leaseUntil = leaseUntil;
+    stored.leaseUntil = lease;
     return true;
   }
 

@@ -1,5 +1,5 @@
 export type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
-export { parkedDeadline } from './session-store.js';
+export { parkedDeadline, storedLease } from './session-store.js';
 export type {
   InMemorySessionStoreOptions,
   InMemorySessionTables,

@@ -1,4 +1,5 @@
 import type { AgentState } from '../state/index.js';
+import { InvalidInputError } from '../errors/index.js';
 import type { AuditRecord } from './audit-record.js';
 
 /**
@@ -86,4 +87,19 @@ export function parkedDeadline(state: AgentState): string | null {
   if (reply?.status !== 'parked' || reply.deadline === undefined) return null;
   const time = Date.parse(reply.deadline);
   return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
+
+/**
+ * The lease a store keeps for `leaseUntil`: the time as `toISOString()`
+ * writes it, so stored leases compare in time order. Refuses a text that is
+ * no time with `InvalidInputError`, before anything is written.
+ */
+export function storedLease(leaseUntil: string): string {
+  const time = typeof leaseUntil === 'string' ? Date.parse(leaseUntil) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new InvalidInputError(
+      `A lease must be an ISO time, not ${JSON.stringify(leaseUntil) ?? String(leaseUntil)}.`,
+    );
+  }
+  return new Date(time).toISOString();
 }

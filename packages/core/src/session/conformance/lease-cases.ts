@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { InvalidInputError } from '../../errors/index.js';
 import type { SessionStoreHarness } from './fixtures.js';
 import { freshSessionId, sampleState } from './fixtures.js';
 
@@ -40,5 +41,18 @@ export function registerLeaseCases(current: () => SessionStoreHarness): void {
     await expect(store.save(id, sampleState(id, 1), 0, { leaseUntil: LATER })).rejects.toThrow();
     await expect(store.save(id, sampleState(id, 1), 7)).rejects.toThrow();
     expect(await store.load(id)).toMatchObject({ version: 1, leaseUntil: LEASE });
+  });
+
+  it('refuses a lease that is no time, writing nothing, and keeps leases in ISO form', async () => {
+    const { store, readRaw } = current();
+    const id = freshSessionId();
+    await expect(store.save(id, sampleState(id), 0, { leaseUntil: 'soon' })).rejects.toThrow(
+      InvalidInputError,
+    );
+    expect(await readRaw(id)).toBeUndefined();
+    await store.save(id, sampleState(id), 0, { leaseUntil: '2030-01-01T01:00:30+01:00' });
+    expect((await store.load(id))?.leaseUntil).toBe(LEASE);
+    await expect(store.renewLease(id, 1, 'later')).rejects.toThrow(InvalidInputError);
+    expect((await store.load(id))?.leaseUntil).toBe(LEASE);
   });
 }
