@@ -159,8 +159,11 @@ export class SessionCall {
   /**
    * Loads the session and checks `input` against it before anything runs:
    * an answer to a reply that is not parked (answered already, or another
-   * one) is refused with `StaleReplyError`. A reply a stopped process left
-   * running is settled first (a call it had started is never run again).
+   * one) is refused with `StaleReplyError`, one `mayAnswer` refuses with
+   * `AnswerNotAllowedError`. A reply running in another process under a
+   * lease that has not run out refuses the call (`SessionBusyError`); one
+   * whose lease ran out (or that has none) was left by a stopped process
+   * and is settled first (a call it had started is never run again).
    */
   static async open(setup: SessionCallSetup, input: ReplyInput | undefined): Promise<SessionCall> {
     const { loaded, collector, expired, leased } = await load(setup);
