@@ -223,13 +223,15 @@ describe('event codec: malformed input events', () => {
     expect('id' in event).toBe(false);
   });
 
-  it('refuses a "__proto__" key and never pollutes prototypes', () => {
+  it('refuses a "__proto__" key anywhere, rather than drop it, and never pollutes prototypes', () => {
     const text = '{"type":"USER_INTERRUPT","replyId":"r","__proto__":{"polluted":true}}';
     expect(eventError(() => parseInputEvent(text)).path).toBe('__proto__');
     const inMetadata =
-      '{"type":"USER_INTERRUPT","replyId":"r","metadata":{"__proto__":{"polluted":true}}}';
-    const event = parseInputEvent(inMetadata);
-    expect(Object.getPrototypeOf(event.metadata)).toBe(Object.prototype);
+      '{"type":"USER_INTERRUPT","replyId":"r","metadata":{"a":[{"__proto__":false}]}}';
+    const error = eventError(() => parseInputEvent(inMetadata));
+    expect(error.path).toBe('metadata.a.0.__proto__');
+    expect(error.message).toContain('the key "__proto__" is not allowed');
+    expect(eventError(() => decodeEvent(inMetadata)).path).toBe('metadata.a.0.__proto__');
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
