@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidEventError } from '../errors/index.js';
+import { protoKeyPath } from '../util/proto-keys.js';
 import type { InputEvent } from './input-events.js';
 import type { AgentEvent } from './output-events.js';
 import { describeSchemaProblem } from './schema-problem.js';
@@ -127,27 +128,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * The path of the first own `__proto__` key in `value`, if any. JSON text
- * can hold one, but a copy made by assignment (the validator's, anyone's)
- * drops it, so such an event is refused rather than changed.
- */
-function protoKeyPath(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((item, index) => [String(index), item])
-    : Object.entries(value);
-  for (const [key, entry] of entries) {
-    const here = path === '' ? key : `${path}.${key}`;
-    if (key === '__proto__') return here;
-    const found = protoKeyPath(entry, here);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
 function check<T>(schema: z.ZodType<T>, value: unknown): T {
-  const proto = protoKeyPath(value, '');
+  const proto = protoKeyPath(value);
   if (proto !== undefined) {
     throw new InvalidEventError(proto, 'the key "__proto__" is not allowed');
   }

@@ -24,4 +24,18 @@ describe('stored state text', () => {
       expect.objectContaining({ sessionId: 's1' }),
     );
   });
+
+  it('refuses a "__proto__" key a copy would drop, naming where it is', () => {
+    const state = sampleState('s1');
+    const text = serializeAgentState(state).replace('"context":[', '"context":[{"__proto__":1},');
+    expect(() => decodeStoredState('s1', text)).toThrow(
+      expect.objectContaining({
+        sessionId: 's1',
+        message: expect.stringContaining('context.0.__proto__'),
+      }),
+    );
+    // As a value, the word is just text.
+    const quoted = { ...state, metadata: { note: '__proto__' } };
+    expect(decodeStoredState('s1', serializeAgentState(quoted))).toStrictEqual(quoted);
+  });
 });
