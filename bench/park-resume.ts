@@ -319,7 +319,7 @@ async function sqliteRuns(directory: string): Promise<void> {
       floor.close();
     }
   }
-  const fsync = await fsyncBudgets(results);
+  await fsyncBudgets(results);
 
   await splitRuns(directory);
 
@@ -379,12 +379,6 @@ async function sqliteRuns(directory: string): Promise<void> {
     { parley: timing(parleyTimes), floor: timing(floorTimes) },
     2,
   );
-  const resumeFloorMedian = timing(floorTimes).median;
-  console.log(
-    `    2 fsynced writes (the claim, the end) against the floor's 1: they alone take ` +
-      `≈ ${ratio(2 * fsync, resumeFloorMedian)} floor, leaving ${ms(2 * resumeFloorMedian - 2 * fsync)} ` +
-      `of the 2× target for the rest`,
-  );
   await resumeStore.close();
   resumeFloor.close();
 }
@@ -393,17 +387,15 @@ async function sqliteRuns(directory: string): Promise<void> {
  * What the FULL target leaves for everything but the fsyncs: one fsync is
  * taken as half the floor's FULL − NORMAL difference (its round trip makes
  * two fsynced commits), and Parley's fsynced writes are counted off a
- * recorded round trip. Returns the fsync estimate (mean of both runs).
+ * recorded round trip.
  */
-async function fsyncBudgets(results: Map<string, Measured>): Promise<number> {
+async function fsyncBudgets(results: Map<string, Measured>): Promise<void> {
   console.log('  fsync budget (one fsync ≈ (floor FULL − floor NORMAL) / 2, from the runs above):');
-  const estimates: number[] = [];
   for (const persist of ['steps', 'boundaries'] as const) {
     const full = results.get(`FULL ${persist}`);
     const normal = results.get(`NORMAL ${persist}`);
     if (full === undefined || normal === undefined) continue;
     const fsync = (full.floor.median - normal.floor.median) / 2;
-    estimates.push(fsync);
     const saves = await recordSaves(persist);
     const strict = saves.filter(({ options }) => options.relaxed !== true).length;
     console.log(
@@ -413,7 +405,6 @@ async function fsyncBudgets(results: Map<string, Measured>): Promise<number> {
         `which takes ${ms(normal.parley.median)} with synchronous=NORMAL`,
     );
   }
-  return estimates.reduce((sum, value) => sum + value, 0) / Math.max(1, estimates.length);
 }
 
 /** One save as the runner made it. */
