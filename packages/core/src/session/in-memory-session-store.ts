@@ -11,9 +11,9 @@ import { serializeAgentState } from '../state/index.js';
  * The data behind an `InMemorySessionStore`: each session's state as JSON
  * text with its version (with the parked reply's deadline, for `listDue`,
  * and the lease of a running reply), and each session's audit records as
- * JSON text, in order. Give the same tables to two stores and they see the same sessions,
- * like two processes over one database; tests also use them to reach behind
- * a store's back.
+ * JSON text, in order. Give the same tables to two stores and they see the
+ * same sessions, like two processes over one database; tests also use them
+ * to reach behind a store's back.
  */
 export type InMemorySessionTables = {
   sessions: Map<
