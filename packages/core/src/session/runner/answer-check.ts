@@ -1,3 +1,4 @@
+import { openCallsOf } from '../../agent/resume.js';
 import { AnswerNotAllowedError } from '../../errors/index.js';
 import type { InputEvent } from '../../event/index.js';
 import type { PermissionRule, ToolCallBlock, ToolResultBlock } from '../../message/index.js';
@@ -41,7 +42,11 @@ export async function checkMayAnswer(
   state: AgentState,
   event: InputEvent,
 ): Promise<void> {
-  const waiting = waitingCalls(state);
+  const waiting = new Map(
+    openCallsOf(state)
+      .filter((call) => call.state === 'asking' || call.state === 'submitted')
+      .map((call) => [call.id, call]),
+  );
   const requests: { id: string; answer: Answer }[] =
     event.type === 'USER_CONFIRM_RESULT'
       ? event.confirmResults.map((result) => ({
@@ -70,17 +75,4 @@ export async function checkMayAnswer(
       throw new AnswerNotAllowedError(sessionId, event.replyId, toolCall, approver);
     }
   }
-}
-
-/** The calls of the reply message waiting for a person or an external result, by id. */
-function waitingCalls(state: AgentState): Map<string, ToolCallBlock> {
-  const waiting = new Map<string, ToolCallBlock>();
-  const message = state.context.at(-1);
-  if (message === undefined || typeof message.content === 'string') return waiting;
-  for (const block of message.content) {
-    if (block.type === 'tool_call' && (block.state === 'asking' || block.state === 'submitted')) {
-      waiting.set(block.id, block);
-    }
-  }
-  return waiting;
 }
