@@ -9,7 +9,7 @@ import type {
 import {
   serializeAgentState,
   StaleSessionError,
-  decodeStoredState,
+  decodeStoredSession,
   fromAuditRecordRow,
   parkedDeadline,
   parseAuditRecord,
@@ -119,12 +119,7 @@ export class PostgresSessionStore implements SessionStore {
     );
     const row = result.rows[0];
     if (row === undefined) return undefined;
-    const session: StoredSession = {
-      state: decodeStoredState(sessionId, row.state),
-      version: row.version,
-    };
-    if (row.lease_until !== null) session.leaseUntil = row.lease_until;
-    return session;
+    return decodeStoredSession(sessionId, { ...row, leaseUntil: row.lease_until });
   }
 
   async save(
@@ -138,7 +133,7 @@ export class PostgresSessionStore implements SessionStore {
     );
     const text = serializeAgentState(state);
     const deadline = parkedDeadline(state);
-    const lease = options.leaseUntil === undefined ? null : storedLease(options.leaseUntil);
+    const lease = storedLease(options.leaseUntil);
     await this.migrate();
     if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
       const written = await this.pool.query<{ version: number }>(

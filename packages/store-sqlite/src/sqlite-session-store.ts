@@ -9,7 +9,7 @@ import type {
 import {
   serializeAgentState,
   StaleSessionError,
-  decodeStoredState,
+  decodeStoredSession,
   fromAuditRecordRow,
   parkedDeadline,
   parseAuditRecord,
@@ -122,12 +122,7 @@ export class SqliteSessionStore implements SessionStore {
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const row = this.selectSession.get(sessionId);
     if (row === undefined) return undefined;
-    const session: StoredSession = {
-      state: decodeStoredState(sessionId, row.state),
-      version: row.version,
-    };
-    if (row.lease_until !== null) session.leaseUntil = row.lease_until;
-    return session;
+    return decodeStoredSession(sessionId, { ...row, leaseUntil: row.lease_until });
   }
 
   async save(
@@ -145,7 +140,7 @@ export class SqliteSessionStore implements SessionStore {
       updatedAt: new Date().toISOString(),
       expectedVersion,
       deadline: parkedDeadline(state),
-      leaseUntil: options.leaseUntil === undefined ? null : storedLease(options.leaseUntil),
+      leaseUntil: storedLease(options.leaseUntil),
     };
     this.setRelaxed(options.relaxed === true);
     // One statement is its own transaction: a save without records needs no BEGIN/COMMIT.

@@ -4,7 +4,7 @@ import type { AuditRecord } from './audit-record.js';
 import { parseAuditRecord } from './audit-record.js';
 import type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
 import { parkedDeadline, storedLease } from './session-store.js';
-import { decodeStoredState } from './stored-state.js';
+import { decodeStoredSession } from './stored-state.js';
 import { serializeAgentState } from '../state/index.js';
 
 /**
@@ -41,12 +41,7 @@ export class InMemorySessionStore implements SessionStore {
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const stored = this.tables.sessions.get(sessionId);
     if (stored === undefined) return undefined;
-    const session: StoredSession = {
-      state: decodeStoredState(sessionId, stored.state),
-      version: stored.version,
-    };
-    if (typeof stored.leaseUntil === 'string') session.leaseUntil = stored.leaseUntil;
-    return session;
+    return decodeStoredSession(sessionId, stored);
   }
 
   async save(
@@ -60,7 +55,7 @@ export class InMemorySessionStore implements SessionStore {
       JSON.stringify(parseAuditRecord(record, sessionId)),
     );
     const text = serializeAgentState(state);
-    const leaseUntil = options.leaseUntil === undefined ? null : storedLease(options.leaseUntil);
+    const leaseUntil = storedLease(options.leaseUntil);
     const current = this.tables.sessions.get(sessionId)?.version ?? 0;
     if (current !== expectedVersion) {
       throw new StaleSessionError(sessionId, expectedVersion, current === 0 ? undefined : current);

@@ -14,7 +14,7 @@ export {
 } from './audit-record.js';
 export type { AuditRecordRow } from './audit-record-row.js';
 export { fromAuditRecordRow, toAuditRecordRow } from './audit-record-row.js';
-export { decodeStoredState } from './stored-state.js';
+export { decodeStoredSession, decodeStoredState } from './stored-state.js';
 export type { StoreMigration } from './migrations.js';
 export { pendingMigrations } from './migrations.js';
 export {

@@ -91,10 +91,14 @@ export function parkedDeadline(state: AgentState): string | null {
 
 /**
  * The lease a store keeps for `leaseUntil`: the time as `toISOString()`
- * writes it, so stored leases compare in time order. Refuses a text that is
- * no time with `InvalidInputError`, before anything is written.
+ * writes it, so stored leases compare in time order; `null` for none.
+ * Refuses a text that is no time with `InvalidInputError`, before anything
+ * is written.
  */
-export function storedLease(leaseUntil: string): string {
+export function storedLease(leaseUntil: string): string;
+export function storedLease(leaseUntil: string | undefined): string | null;
+export function storedLease(leaseUntil: string | undefined): string | null {
+  if (leaseUntil === undefined) return null;
   const time = typeof leaseUntil === 'string' ? Date.parse(leaseUntil) : Number.NaN;
   if (Number.isNaN(time)) {
     throw new InvalidInputError(

@@ -1,5 +1,6 @@
 import { InvalidStateError } from '../errors/index.js';
 import type { AgentState } from '../state/index.js';
+import type { StoredSession } from './session-store.js';
 import { parseAgentState } from '../state/index.js';
 import { stateProblemMessage } from '../state/migrations.js';
 import { protoKeyPath } from '../util/proto-keys.js';
@@ -35,4 +36,21 @@ export function decodeStoredState(sessionId: string, text: unknown): AgentState 
     );
   }
   return parseAgentState(value, sessionId);
+}
+
+/**
+ * What a store read back for session `sessionId` as a `StoredSession`: the
+ * state decoded by `decodeStoredState`, its version, and its lease when one
+ * is set (`null` or `undefined` when none).
+ */
+export function decodeStoredSession(
+  sessionId: string,
+  stored: { state: unknown; version: number; leaseUntil?: string | null | undefined },
+): StoredSession {
+  const session: StoredSession = {
+    state: decodeStoredState(sessionId, stored.state),
+    version: stored.version,
+  };
+  if (typeof stored.leaseUntil === 'string') session.leaseUntil = stored.leaseUntil;
+  return session;
 }
