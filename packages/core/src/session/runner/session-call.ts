@@ -28,6 +28,7 @@ import type { SaveOptions, SessionStore, StoredSession } from '../session-store.
 import { checkMayAnswer } from './answer-check.js';
 import type { MayAnswer } from './answer-check.js';
 import { AuditCollector } from './audit-collector.js';
+import { LeaseKeeper } from './lease-keeper.js';
 
 /** The agent options a session runner builds its agents from (the rest is its own). */
 export type SessionAgentOptions = Omit<
@@ -102,10 +103,8 @@ export class SessionCall {
   private held = false;
   /** Why a write failed (a lost race, say): later writes fail the same way, unattempted. */
   private failure: { error: unknown } | undefined;
-  /** A save is on its way: lease renewals wait for the next tick. */
-  private writing = false;
-  /** Renews the lease while the stored reply is running (see `write`). */
-  private renewal: ReturnType<typeof setInterval> | undefined;
+  /** Holds the session by lease while the saved reply runs. */
+  private readonly lease: LeaseKeeper;
 
   private constructor(
     setup: SessionCallSetup,
@@ -117,6 +116,13 @@ export class SessionCall {
     this.input = input;
     this.setup = setup;
     this.collector = collector;
+    this.lease = new LeaseKeeper({
+      store: setup.store,
+      sessionId: setup.sessionId,
+      lease: setup.lease,
+      clock: setup.clock,
+      logger: setup.agent.logger,
+    });
     this.claimed = claimed;
     this.version = loaded?.version ?? 0;
     const audit: Middleware = readsOnly({
@@ -200,7 +206,7 @@ export class SessionCall {
       return await this.agent.reply(input, options);
     } finally {
       await this.writeHeld();
-      this.keepLease(false);
+      this.lease.stop();
     }
   }
 
@@ -225,7 +231,7 @@ export class SessionCall {
         this.held = true;
       }
       await this.writeHeld();
-      this.keepLease(false);
+      this.lease.stop();
     }
   }
 
@@ -269,17 +275,15 @@ export class SessionCall {
     if (this.failure !== undefined) throw this.failure.error;
     this.held = false;
     const audit = this.collector.take(state);
-    const leaseUntil = this.leaseUntil(state);
+    const leaseUntil = this.lease.beginSave(state);
     const options: SaveOptions = { relaxed };
     if (audit.length > 0) options.audit = audit;
     if (leaseUntil !== undefined) options.leaseUntil = leaseUntil;
     let version: number;
-    this.writing = true;
     try {
       version = await this.setup.store.save(this.setup.sessionId, state, this.version, options);
     } catch (error) {
-      this.writing = false;
-      this.keepLease(false);
+      this.lease.endSave(undefined, false);
       const lostClaim =
         error instanceof StaleSessionError && this.claimed !== undefined && this.saves === 0;
       const failure = lostClaim
@@ -288,53 +292,9 @@ export class SessionCall {
       this.failure = { error: failure };
       throw failure;
     }
-    this.writing = false;
     this.version = version;
     this.saves += 1;
-    this.keepLease(leaseUntil !== undefined);
-  }
-
-  /** The lease to save `state` with: one while its reply runs, if the store can renew it. */
-  private leaseUntil(state: AgentState): string | undefined {
-    const { lease, store, clock } = this.setup;
-    if (lease <= 0 || store.renewLease === undefined || state.reply?.status !== 'running') {
-      return undefined;
-    }
-    return new Date(clock().getTime() + lease).toISOString();
-  }
-
-  /**
-   * Renews the lease every third of its length while `on` (the last save
-   * left the reply running with a lease), from a timer that does not keep
-   * the process alive; stops renewing otherwise. A renewal that finds a
-   * newer version does nothing: a save renewed it, or another process took
-   * the session over and the next save here will fail.
-   */
-  private keepLease(on: boolean): void {
-    const { lease, store, sessionId, clock } = this.setup;
-    if (!on || store.renewLease === undefined) {
-      clearInterval(this.renewal);
-      this.renewal = undefined;
-      return;
-    }
-    if (this.renewal !== undefined) return;
-    const renew = store.renewLease.bind(store);
-    this.renewal = setInterval(() => {
-      if (this.writing || this.failure !== undefined) return;
-      const until = new Date(clock().getTime() + lease).toISOString();
-      renew(sessionId, this.version, until).catch((error: unknown) => {
-        this.setup.agent.logger?.warn('Could not renew the lease of a running reply.', {
-          sessionId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      });
-    }, lease / 3);
-    // Node's timers can be told not to keep the process alive; others are plain ids.
-    const timer: unknown = this.renewal;
-    if (typeof timer === 'object' && timer !== null && 'unref' in timer) {
-      const unref: unknown = timer.unref;
-      if (typeof unref === 'function') unref.call(timer);
-    }
+    this.lease.endSave(version, leaseUntil !== undefined);
   }
 }
 
