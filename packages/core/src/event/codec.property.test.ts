@@ -80,10 +80,10 @@ function shapeOf(name: ShapeName, value: Record<string, unknown>): Shape {
 // ---- valid input events ----------------------------------------------------
 
 const text = fc.string({ maxLength: 12 });
-// "__proto__" keys are refused (see codec-errors.test.ts), so valid events have none.
+// A "__proto__" key of metadata is refused (see codec-errors.test.ts), so valid events have none.
 const json = fc.dictionary(
   text.filter((key) => key !== '__proto__'),
-  fc.jsonValue({ maxDepth: 2 }).filter((value) => !JSON.stringify(value).includes('"__proto__"')),
+  fc.jsonValue({ maxDepth: 2 }),
   { maxKeys: 3 },
 );
 const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });

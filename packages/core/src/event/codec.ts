@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { InvalidEventError } from '../errors/index.js';
-import { protoKeyPath } from '../util/proto-keys.js';
 import type { InputEvent } from './input-events.js';
 import type { AgentEvent } from './output-events.js';
 import { describeSchemaProblem } from './schema-problem.js';
@@ -129,10 +128,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function check<T>(schema: z.ZodType<T>, value: unknown): T {
-  const proto = protoKeyPath(value);
-  if (proto !== undefined) {
-    throw new InvalidEventError(proto, 'the key "__proto__" is not allowed');
-  }
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   // Parsing again with the received values in the issues, to name them in

@@ -20,7 +20,15 @@ import type { PermissionRule } from './permission-rule.js';
 // received data is a typo or corruption worth reporting. Optional fields use
 // `exactOptional` to mirror `exactOptionalPropertyTypes` (absent, never `undefined`).
 
-const metadata = z.record(z.string(), z.unknown());
+// zod copies a record key by key and skips an own "__proto__" key (which
+// JSON text can hold), so such a key is refused here rather than lost.
+const metadata = z
+  .unknown()
+  .refine(
+    (value) => typeof value !== 'object' || value === null || !Object.hasOwn(value, '__proto__'),
+    { message: 'the key "__proto__" is not allowed', path: ['__proto__'] },
+  )
+  .pipe(z.record(z.string(), z.unknown()));
 
 const permissionRule = z.strictObject({
   toolName: z.string(),

@@ -27,11 +27,11 @@ describe('stored state text', () => {
 
   it('refuses a "__proto__" key a copy would drop, naming where it is', () => {
     const state = sampleState('s1');
-    const text = serializeAgentState(state).replace('"context":[', '"context":[{"__proto__":1},');
+    const text = serializeAgentState(state).replace('{', '{"metadata":{"__proto__":1},');
     expect(() => decodeStoredState('s1', text)).toThrow(
       expect.objectContaining({
         sessionId: 's1',
-        message: expect.stringContaining('context.0.__proto__'),
+        message: expect.stringContaining('metadata.__proto__'),
       }),
     );
     // As a value, the word is just text.

@@ -2,14 +2,12 @@ import { InvalidStateError } from '../errors/index.js';
 import type { AgentState } from '../state/index.js';
 import type { StoredSession } from './session-store.js';
 import { parseAgentState } from '../state/index.js';
-import { stateProblemMessage } from '../state/migrations.js';
-import { protoKeyPath } from '../util/proto-keys.js';
 
 /**
  * Turns what a store read back for session `sessionId` into an `AgentState`:
  * parses the JSON text, then validates (and migrates) it with
  * `parseAgentState`. Anything else (not text, not JSON, truncated, an
- * unknown schema version, a `__proto__` key a copy would drop) is refused with `InvalidStateError` carrying the
+ * unknown schema version) is refused with `InvalidStateError` carrying the
  * session id; the store leaves the stored text as it is, for a person to look at.
  */
 export function decodeStoredState(sessionId: string, text: unknown): AgentState {
@@ -26,14 +24,6 @@ export function decodeStoredState(sessionId: string, text: unknown): AgentState 
       sessionId,
       cause,
     });
-  }
-  // A cheap look at the text first: the walk runs only when the key may be there.
-  const proto = text.includes('"__proto__"') ? protoKeyPath(value) : undefined;
-  if (proto !== undefined) {
-    throw new InvalidStateError(
-      stateProblemMessage(sessionId, proto, 'the key "__proto__" is not allowed'),
-      { sessionId },
-    );
   }
   return parseAgentState(value, sessionId);
 }
