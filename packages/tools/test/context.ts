@@ -21,7 +21,7 @@ export function toolContext(signal: AbortSignal = new AbortController().signal):
 export type Collected = {
   text: string;
   blocks: (TextBlock | DataBlock)[];
-  state: 'success' | 'error';
+  state: 'success' | 'error' | 'interrupted';
   metadata: Record<string, unknown> | undefined;
   chunks: number;
 };
@@ -40,7 +40,7 @@ export async function collect(output: ToolOutput | Promise<ToolOutput>): Promise
   }
   if (Symbol.asyncIterator in value) {
     const blocks: (TextBlock | DataBlock)[] = [];
-    let state: 'success' | 'error' = 'success';
+    let state: Collected['state'] = 'success';
     let metadata: Record<string, unknown> | undefined;
     let chunks = 0;
     for await (const chunk of value) {
@@ -48,7 +48,7 @@ export async function collect(output: ToolOutput | Promise<ToolOutput>): Promise
       if (chunk.type === 'tool_end') {
         state = chunk.state ?? 'success';
         metadata = chunk.metadata;
-      } else {
+      } else if (chunk.type !== 'tool_suspend') {
         blocks.push(chunk);
       }
     }

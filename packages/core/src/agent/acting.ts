@@ -1,5 +1,12 @@
 import type { ToolCallBlock, ToolResultBlock } from '../message/index.js';
-import type { Tool, ToolChunk, ToolOutput, ToolContext, ToolResponse } from '../tool/index.js';
+import type {
+  Tool,
+  ToolChunk,
+  ToolOutput,
+  ToolContext,
+  ToolResponse,
+  ToolSuspendChunk,
+} from '../tool/index.js';
 import type { AgentEvent } from '../event/index.js';
 import { assertNever } from '../errors/index.js';
 import { compose, contextOf } from './middleware.js';
@@ -78,7 +85,7 @@ function takeChunk(
   run: ReplyRun,
   toolCallId: string,
   collector: OutputCollector,
-  chunk: ToolChunk,
+  chunk: Exclude<ToolChunk, ToolSuspendChunk>,
 ): AgentEvent | undefined {
   switch (chunk.type) {
     case 'text':
@@ -110,6 +117,9 @@ function takeChunk(
  * checkpoint): streams its chunks as TOOL_RESULT_* events through the
  * `onActing` middlewares, and appends the result. A tool that throws gives
  * an `error` result; one stopped by the reply's abort gives `interrupted`.
+ * A tool that suspends (`tool_suspend`) gets no result yet: the call it
+ * raised is added as a submitted external call (announced with its own
+ * TOOL_RESULT_START) and the caller parks the reply.
  */
 export async function* executeCall(
   run: ReplyRun,
@@ -126,7 +136,10 @@ export async function* executeCall(
     permission: run.state.permission,
     logger: run.deps.logger,
   };
+  const answers = run.answersFor(toolCallId);
+  if (answers.length > 0) context.answers = answers;
   const collector = new OutputCollector();
+  let suspension: ToolSuspendChunk | undefined;
   try {
     // Without middlewares the tool is called directly, and a whole result is
     // read without a stream around it. (Decided by the hooks, not by the
@@ -137,16 +150,25 @@ export async function* executeCall(
         : throughMiddlewares(run, call, tool, input, context);
     if (Array.isArray(chunks)) {
       for (const chunk of chunks) {
+        if (chunk.type === 'tool_suspend') {
+          suspension = chunk;
+          break;
+        }
         const event = takeChunk(run, toolCallId, collector, chunk);
         if (event !== undefined) yield event;
       }
     } else {
       for await (const chunk of chunks) {
+        if (chunk.type === 'tool_suspend') {
+          suspension = chunk;
+          break;
+        }
         const event = takeChunk(run, toolCallId, collector, chunk);
         if (event !== undefined) yield event;
       }
     }
   } catch (error) {
+    suspension = undefined;
     const text = run.signal.aborted
       ? agentTexts.toolInterrupted
       : error instanceof Error
@@ -155,6 +177,13 @@ export async function* executeCall(
     collector.add({ type: 'text', text });
     collector.fail(run.signal.aborted ? 'interrupted' : 'error');
     yield run.event('TOOL_RESULT_TEXT_DELTA', { toolCallId, delta: text });
+  }
+  if (suspension !== undefined && !run.signal.aborted) {
+    const raised = run.raise(toolCallId, suspension.name, suspension.input);
+    run.markExecuting(toolCallId, false);
+    if (run.persists) await run.checkpoint('after_tool');
+    yield run.event('TOOL_RESULT_START', { toolCallId: raised.id, toolCallName: raised.name });
+    return;
   }
   const { state, metadata } = collector;
   const result: ToolResultBlock = {

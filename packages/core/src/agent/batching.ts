@@ -44,6 +44,19 @@ export function batchesOf(run: ReplyRun, calls: readonly ToolCallBlock[]): Batch
 const isWaiting = (call: ToolCallBlock): boolean =>
   call.state === 'asking' || call.state === 'submitted';
 
+/** Whether a call waits: for the user, an external result, or a call it raised. */
+const waitsIn = (run: ReplyRun, call: ToolCallBlock): boolean =>
+  isWaiting(call) || (call.state === 'allowed' && run.openRaisedBy(call.id).length > 0);
+
+/** Queues REQUIRE_EXTERNAL_EXECUTION for the open calls that `by` raised while it ran. */
+function queueRaised(run: ReplyRun, by: string, parkEvents: AgentEvent[]): boolean {
+  const raised = run.openRaisedBy(by);
+  for (const call of raised) {
+    parkEvents.push(run.event('REQUIRE_EXTERNAL_EXECUTION', { toolCalls: [eventCopy(call)] }));
+  }
+  return raised.length > 0;
+}
+
 /** Copy of a call for an event, so a consumer editing it cannot reach the state. */
 const eventCopy = (call: ToolCallBlock): ToolCallBlock => ({
   ...call,
@@ -110,7 +123,7 @@ async function* runSequential(
     if (run.signal.aborted) return 'aborted';
     const call = run.call(id);
     if (call.state === 'finished') continue;
-    if (isWaiting(call)) return 'parked';
+    if (waitsIn(run, call)) return 'parked';
     const evaluation = await evaluateCall(run, call, call.state === 'allowed');
     if (!evaluation.ok) {
       yield* evaluation.events;
@@ -119,7 +132,10 @@ async function* runSequential(
     const evaluated = evaluation.evaluated;
     const applied = yield* applyDecision(run, call, evaluated, parkEvents);
     if (applied === 'ask' || applied === 'external') return 'parked';
-    if (applied === 'run') yield* runAll(run, [{ call, ...evaluated }]);
+    if (applied === 'run') {
+      yield* runAll(run, [{ call, ...evaluated }]);
+      if (queueRaised(run, call.id, parkEvents)) return 'parked';
+    }
   }
   return 'done';
 }
@@ -139,11 +155,14 @@ async function* runConcurrent(
   for (;;) {
     if (run.signal.aborted) return 'aborted';
     const calls = batch.ids.map((id) => run.call(id));
-    const waiting = calls.some(isWaiting);
+    const waiting = calls.some((call) => waitsIn(run, call));
     const prompted: PermissionRule[] = [];
     const runnable: Runnable[] = [];
     for (const call of calls) {
-      const confirmed = call.state === 'allowed' && !run.reply.executing.includes(call.id);
+      const confirmed =
+        call.state === 'allowed' &&
+        !run.reply.executing.includes(call.id) &&
+        run.openRaisedBy(call.id).length === 0;
       if (!confirmed && (call.state !== 'pending' || waiting)) continue;
       const evaluation = await evaluateCall(run, call, confirmed);
       if (!evaluation.ok) {
@@ -167,9 +186,10 @@ async function* runConcurrent(
       if (applied === 'run') runnable.push({ call, ...evaluated });
     }
     yield* runAll(run, runnable);
+    for (const item of runnable) queueRaised(run, item.call.id, parkEvents);
     const after = batch.ids.map((id) => run.call(id));
     if (after.every((call) => call.state === 'finished')) return 'done';
-    if (after.some(isWaiting)) return 'parked';
+    if (after.some((call) => waitsIn(run, call))) return 'parked';
   }
 }
 

@@ -6,6 +6,7 @@ import type { AgentEvent, AgentEventFields, AgentEventType } from '../event/inde
 import { makeEvent } from '../event/index.js';
 import type { AgentState, ReplyState } from '../state/index.js';
 import { InvalidStateError } from '../errors/index.js';
+import { newId } from '../util/ids.js';
 import type { Checkpoint, CheckpointReason } from './options.js';
 import type { Middleware, ModelCallContext, RunInfo } from './middleware.js';
 import type { Resolved } from './permission-step.js';
@@ -161,7 +162,49 @@ export class ReplyRun {
 
   /** Whether a TOOL_RESULT_START was already emitted for this call. */
   resultStarted(call: ToolCallBlock): boolean {
-    return call.state === 'submitted' || this.reply.executing.includes(call.id);
+    return (
+      call.state === 'submitted' ||
+      this.reply.executing.includes(call.id) ||
+      (this.reply.raised?.some((raised) => raised.by === call.id) ?? false)
+    );
+  }
+
+  /**
+   * Adds the call a running tool raised (`tool_suspend`) as a submitted
+   * external call, linked to the call that raised it.
+   */
+  raise(by: string, name: string, input: Record<string, unknown>): ToolCallBlock {
+    const raised: ToolCallBlock = {
+      type: 'tool_call',
+      id: newId(),
+      name,
+      input: JSON.stringify(input),
+      state: 'submitted',
+      suggestedRules: [],
+    };
+    this.append(raised);
+    (this.reply.raised ??= []).push({ id: raised.id, by });
+    return raised;
+  }
+
+  /** The calls raised by `by` that have no result yet (it waits for them). */
+  openRaisedBy(by: string): ToolCallBlock[] {
+    const raised = this.reply.raised;
+    if (raised === undefined) return [];
+    return raised
+      .filter((entry) => entry.by === by)
+      .map((entry) => this.call(entry.id))
+      .filter((call) => call.state !== 'finished');
+  }
+
+  /** The results of the calls raised by `by`, oldest first (the answers it waited for). */
+  answersFor(by: string): ToolResultBlock[] {
+    const raised = this.reply.raised;
+    if (raised === undefined) return [];
+    const ids = new Set(raised.filter((entry) => entry.by === by).map((entry) => entry.id));
+    return this.message.content.filter(
+      (block): block is ToolResultBlock => block.type === 'tool_result' && ids.has(block.id),
+    );
   }
 
   /** Whether a checkpoint hook is set (without one, steps skip the await). */

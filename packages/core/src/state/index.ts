@@ -1,4 +1,4 @@
-export type { AgentState, ReplyState } from './types.js';
+export type { AgentState, RaisedCall, ReplyState } from './types.js';
 export { AGENT_STATE_VERSION } from './types.js';
 export { parseAgentState, serializeAgentState } from './parse.js';
 export { agentStateSchema, permissionContextSchema, replyStateSchema } from './schema.js';

@@ -11,7 +11,7 @@ export type StateProblem = { path: (string | number)[]; problem: string };
  * - the reply in progress lives in the last message of the context, an
  *   assistant message whose id is the `replyId` (SPEC section 1);
  * - tool call ids are unique within a message (results are matched by id);
- * - every tool call listed as `executing` is a call of the reply message.
+ * - every tool call listed as `executing` or `raised` is a call of the reply message.
  */
 export function findStateProblems(state: AgentState): StateProblem[] {
   const problems = state.context.flatMap(duplicateToolCallIds);
@@ -42,6 +42,16 @@ export function findStateProblems(state: AgentState): StateProblem[] {
         path: ['reply', 'executing', index],
         problem: `tool call ${JSON.stringify(id)} is not a tool call of the reply message (context.${lastIndex})`,
       });
+    }
+  });
+  (reply.raised ?? []).forEach((raised, index) => {
+    for (const key of ['id', 'by'] as const) {
+      if (!calls.has(raised[key])) {
+        problems.push({
+          path: ['reply', 'raised', index, key],
+          problem: `tool call ${JSON.stringify(raised[key])} is not a tool call of the reply message (context.${lastIndex})`,
+        });
+      }
     }
   });
   return problems;

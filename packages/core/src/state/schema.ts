@@ -30,6 +30,7 @@ const replyState = z.strictObject({
   iterations: count,
   turnStart: count,
   executing: omittableList(z.string()),
+  raised: z.array(z.strictObject({ id: z.string(), by: z.string() })).exactOptional(),
   parkedAt: z.string().exactOptional(),
   deadline: z.string().exactOptional(),
 });

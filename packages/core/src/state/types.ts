@@ -8,6 +8,9 @@ import type { PermissionContext } from '../permission/index.js';
  */
 export const AGENT_STATE_VERSION = 2;
 
+/** A call a running tool raised (`id`), and the call that raised it (`by`). */
+export type RaisedCall = { id: string; by: string };
+
 /**
  * The reply in progress. `status: 'parked'` waits for an input event;
  * `status: 'running'` is only ever seen in a checkpoint taken mid-reply (the
@@ -21,6 +24,12 @@ export type ReplyState = {
   iterations: number;
   turnStart: number;
   executing: string[];
+  /**
+   * Calls a running tool raised (a `tool_suspend` chunk): `id` is the raised
+   * call, `by` the call that raised it and runs again once it has a result.
+   * Absent until a tool suspends.
+   */
+  raised?: RaisedCall[];
   parkedAt?: string;
   deadline?: string;
 };

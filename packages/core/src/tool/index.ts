@@ -8,6 +8,7 @@ export type {
   ToolEndChunk,
   ToolOutput,
   ToolResponse,
+  ToolSuspendChunk,
 } from './types.js';
 export { tool, toolNameRule } from './tool.js';
 export { Toolkit } from './toolkit.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DataBlock, PermissionRule, TextBlock } from '../message/index.js';
+import type { DataBlock, PermissionRule, TextBlock, ToolResultBlock } from '../message/index.js';
 import type {
   PermissionContext,
   PermissionDecision,
@@ -23,24 +23,48 @@ export type ToolContext = {
   signal: AbortSignal;
   permission: PermissionContext;
   logger: Logger;
+  /**
+   * On a run after a `tool_suspend`: the results of the calls this call
+   * raised, oldest first (the answers it waited for). Absent on a first run.
+   */
+  answers?: ToolResultBlock[];
 };
 
-/** A whole tool result returned at once. `state` defaults to `success`. */
+/**
+ * A whole tool result returned at once. `state` defaults to `success`;
+ * `interrupted` says the outcome is unknown (e.g. the connection that held
+ * the work is gone).
+ */
 export type ToolResponse = {
   output: string | (TextBlock | DataBlock)[];
-  state?: 'success' | 'error';
+  state?: 'success' | 'error' | 'interrupted';
   metadata?: Record<string, unknown>;
 };
 
 /** The closing chunk of a streamed result: its state and metadata. */
 export type ToolEndChunk = {
   type: 'tool_end';
-  state?: 'success' | 'error';
+  state?: 'success' | 'error' | 'interrupted';
   metadata?: Record<string, unknown>;
 };
 
+/**
+ * The tool cannot finish without an answer from outside (say, a form an MCP
+ * server asks the user to fill in). The call stops here: the agent adds an
+ * external call of tool `name` with `input` to the reply, parks with
+ * REQUIRE_EXTERNAL_EXECUTION for it, and once its result arrives runs this
+ * call again, with every answer so far in `ToolContext.answers`. The call's
+ * own TOOL_RESULT_START stays open meanwhile; what it output before this
+ * chunk is not kept. Nothing may follow it.
+ */
+export type ToolSuspendChunk = {
+  type: 'tool_suspend';
+  name: string;
+  input: Record<string, unknown>;
+};
+
 /** One piece of a streamed tool result. */
-export type ToolChunk = TextBlock | DataBlock | ToolEndChunk;
+export type ToolChunk = TextBlock | DataBlock | ToolEndChunk | ToolSuspendChunk;
 
 /** What `execute` may return: text, a whole response, or a stream of chunks. */
 export type ToolOutput = string | ToolResponse | AsyncIterable<ToolChunk>;
