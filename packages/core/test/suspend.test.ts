@@ -30,7 +30,7 @@ function makeAsking(runs: (ToolContext['answers'] | undefined)[] = []) {
     readOnly: true,
     execute: async function* ({ hotel }, context): AsyncGenerator<ToolChunk> {
       runs.push(context.answers);
-      const answer = context.answers?.at(-1);
+      const answer = context.answers?.at(-1)?.result;
       if (answer === undefined) {
         yield {
           type: 'tool_suspend',
@@ -89,7 +89,8 @@ describe('a running tool suspends for an answer from outside (tool_suspend)', ()
         ),
       );
       expect(runs).toHaveLength(2);
-      expect(runs[1]?.map((answer) => answer.output)).toEqual(['Suite 7']);
+      expect(runs[1]?.map((answer) => answer.result.output)).toEqual(['Suite 7']);
+      expect(runs[1]?.map((answer) => answer.call.name)).toEqual(['question']);
       expect(types(eventsOfCall(second, 'tc1'))).toEqual([
         'TOOL_RESULT_TEXT_DELTA',
         'TOOL_RESULT_END',

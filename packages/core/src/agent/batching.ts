@@ -1,5 +1,6 @@
 import type { PermissionRule, ToolCallBlock } from '../message/index.js';
 import type { AgentEvent } from '../event/index.js';
+import { ruleNameMatches } from '../permission/index.js';
 import type { Tool } from '../tool/index.js';
 import { nowIso } from '../util/ids.js';
 import { executeCall, startCall } from './acting.js';
@@ -177,7 +178,7 @@ async function* runConcurrent(
         decision.bypassImmune !== true &&
         prompted.some(
           (rule) =>
-            rule.toolName === call.name &&
+            ruleNameMatches(rule.toolName, call.name) &&
             (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
         );
       if (covered) continue;

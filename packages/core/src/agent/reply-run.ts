@@ -1,7 +1,7 @@
 import type { ContentBlock, Msg, ToolCallBlock, ToolResultBlock } from '../message/index.js';
 import type { ChatChunk, ChatModel } from '../model/index.js';
 import type { PermissionEngine } from '../permission/index.js';
-import type { Logger, Toolkit } from '../tool/index.js';
+import type { Logger, ToolAnswer, Toolkit } from '../tool/index.js';
 import type { AgentEvent, AgentEventFields, AgentEventType } from '../event/index.js';
 import { makeEvent } from '../event/index.js';
 import type { AgentState, ReplyState } from '../state/index.js';
@@ -197,14 +197,18 @@ export class ReplyRun {
       .filter((call) => call.state !== 'finished');
   }
 
-  /** The results of the calls raised by `by`, oldest first (the answers it waited for). */
-  answersFor(by: string): ToolResultBlock[] {
+  /** The calls raised by `by` that have a result, with it, oldest first (the answers it waited for). */
+  answersFor(by: string): ToolAnswer[] {
     const raised = this.reply.raised;
     if (raised === undefined) return [];
     const ids = new Set(raised.filter((entry) => entry.by === by).map((entry) => entry.id));
-    return this.message.content.filter(
-      (block): block is ToolResultBlock => block.type === 'tool_result' && ids.has(block.id),
-    );
+    const answers: ToolAnswer[] = [];
+    for (const block of this.message.content) {
+      if (block.type === 'tool_result' && ids.has(block.id)) {
+        answers.push({ call: this.call(block.id), result: block });
+      }
+    }
+    return answers;
   }
 
   /** Whether a checkpoint hook is set (without one, steps skip the await). */

@@ -5,6 +5,7 @@ import type {
   PermissionSubject,
 } from './types.js';
 import { permissionMessages as text } from './messages.js';
+import { ruleNameMatches } from './rule-name.js';
 
 /** A fresh permission context: `default` mode, no rules, no working directories. */
 export function createPermissionContext(
@@ -27,7 +28,7 @@ function matchingRule<Input>(
 ): PermissionRule | undefined {
   return rules.find(
     (rule) =>
-      rule.toolName === tool.name &&
+      ruleNameMatches(rule.toolName, tool.name) &&
       (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
   );
 }

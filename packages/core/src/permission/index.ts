@@ -8,3 +8,4 @@ export type {
 } from './types.js';
 export { PermissionEngine, createPermissionContext } from './engine.js';
 export { permissionMessages } from './messages.js';
+export { ruleNameMatches } from './rule-name.js';

@@ -2,6 +2,7 @@ export type {
   AnyTool,
   Logger,
   Tool,
+  ToolAnswer,
   ToolChunk,
   ToolContext,
   ToolDefinition,

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import type { DataBlock, PermissionRule, TextBlock, ToolResultBlock } from '../message/index.js';
+import type {
+  DataBlock,
+  PermissionRule,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+} from '../message/index.js';
 import type {
   PermissionContext,
   PermissionDecision,
@@ -24,11 +30,14 @@ export type ToolContext = {
   permission: PermissionContext;
   logger: Logger;
   /**
-   * On a run after a `tool_suspend`: the results of the calls this call
-   * raised, oldest first (the answers it waited for). Absent on a first run.
+   * On a run after a `tool_suspend`: the calls this call raised and their
+   * results, oldest first (the answers it waited for). Absent on a first run.
    */
-  answers?: ToolResultBlock[];
+  answers?: ToolAnswer[];
 };
+
+/** A call a tool raised (`tool_suspend`) and the result that answered it. */
+export type ToolAnswer = { call: ToolCallBlock; result: ToolResultBlock };
 
 /**
  * A whole tool result returned at once. `state` defaults to `success`;
