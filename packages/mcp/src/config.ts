@@ -1,0 +1,166 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { describeZodIssues } from '@parley/core';
+import type { Transport } from '@modelcontextprotocol/client';
+import { McpConfigError } from './errors.js';
+
+/** Which MCP protocol era to speak: `legacy` (2025 revisions), `auto` (probe), or the 2026 revision pinned. */
+export type McpProtocol = 'legacy' | 'auto' | '2026-07-28';
+
+const common = {
+  /** Lets the server's `readOnlyHint` allow a call without asking. */
+  trusted: z.boolean().optional(),
+  /** How long starting the server (and listing its tools) may take, in ms. */
+  startupTimeoutMs: z.number().int().positive().optional(),
+  /** How long one tool call may take, in ms (the SDK's request timeout). */
+  callTimeoutMs: z.number().int().positive().optional(),
+  protocol: z.enum(['legacy', 'auto', '2026-07-28']).optional(),
+};
+
+const stdioSchema = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1, 'command must not be empty'),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  ...common,
+});
+
+const httpSchema = z.object({
+  type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+  url: z.string().min(1, 'url must not be empty'),
+  headers: z.record(z.string(), z.string()).optional(),
+  ...common,
+});
+
+/** A server started as a child process, speaking MCP on stdin/stdout. */
+export type McpStdioServerConfig = z.output<typeof stdioSchema>;
+
+/** A remote server: Streamable HTTP, falling back to SSE (`type: 'sse'` uses SSE only). */
+export type McpHttpServerConfig = z.output<typeof httpSchema>;
+
+/**
+ * A server reached through a transport the program builds (in-process
+ * servers, custom transports). Not expressible in JSON; for programs and tests.
+ */
+export type McpTransportServerConfig = {
+  transport: () => Transport;
+  trusted?: boolean;
+  startupTimeoutMs?: number;
+  callTimeoutMs?: number;
+  protocol?: McpProtocol;
+};
+
+/** One entry of `mcpServers`. */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig | McpTransportServerConfig;
+
+/** The configuration in the shape people already write: `{ "mcpServers": { name: ... } }`. */
+export type McpConfig = { mcpServers: Record<string, McpServerConfig> };
+
+/** Server names become part of tool names (`mcp__<server>__<tool>`), so they are kept plain. */
+const serverNamePattern = /^[A-Za-z0-9_-]+$/;
+
+function checkName(name: string): void {
+  if (!serverNamePattern.test(name) || name.includes('__')) {
+    throw new McpConfigError(
+      'the name may only use letters, digits, "_" and "-", and must not contain "__" (it becomes part of the tool names mcp__<server>__<tool>)',
+      { server: name },
+    );
+  }
+}
+
+function isTransportConfig(value: unknown): value is McpTransportServerConfig {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'transport' in value &&
+    typeof value.transport === 'function'
+  );
+}
+
+function parseServer(name: string, value: unknown): McpServerConfig {
+  checkName(name);
+  if (isTransportConfig(value)) return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new McpConfigError('expected an object with "command" or "url"', { server: name });
+  }
+  const hasCommand = 'command' in value;
+  const hasUrl = 'url' in value;
+  if (hasCommand === hasUrl) {
+    throw new McpConfigError(
+      hasCommand
+        ? 'give either "command" (a local server) or "url" (a remote one), not both'
+        : 'expected "command" (a local server) or "url" (a remote one)',
+      { server: name },
+    );
+  }
+  const parsed = (hasCommand ? stdioSchema : httpSchema).safeParse(value);
+  if (!parsed.success) {
+    throw new McpConfigError(describeZodIssues(parsed.error), { server: name });
+  }
+  const config = parsed.data;
+  if ('url' in config) {
+    let url: URL;
+    try {
+      url = new URL(config.url);
+    } catch (error) {
+      throw new McpConfigError(`"url" ${JSON.stringify(config.url)} is not a valid URL`, {
+        server: name,
+        cause: error,
+      });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new McpConfigError(
+        `"url" must be http: or https:, got ${JSON.stringify(url.protocol)}`,
+        { server: name },
+      );
+    }
+  }
+  return config;
+}
+
+/**
+ * Checks a configuration object (e.g. parsed JSON) and returns it typed.
+ * Throws `McpConfigError` naming the server and the problem.
+ */
+export function parseMcpConfig(value: unknown): McpConfig {
+  if (typeof value !== 'object' || value === null || !('mcpServers' in value)) {
+    throw new McpConfigError('expected an object with "mcpServers": { "<name>": { ... } }');
+  }
+  const servers = value.mcpServers;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) {
+    throw new McpConfigError('"mcpServers" must be an object of named servers');
+  }
+  const mcpServers: Record<string, McpServerConfig> = {};
+  for (const [name, server] of Object.entries(servers)) {
+    mcpServers[name] = parseServer(name, server);
+  }
+  return { mcpServers };
+}
+
+/**
+ * Reads and checks a JSON configuration file (`parley chat --mcp FILE`, and
+ * later `parley serve`). Throws `McpConfigError` naming the file, and the
+ * server when one entry is at fault.
+ */
+export async function loadMcpConfig(path: string): Promise<McpConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new McpConfigError(
+      `cannot read MCP config ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(
+      `MCP config ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  return parseMcpConfig(value);
+}

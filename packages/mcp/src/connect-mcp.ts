@@ -1,0 +1,126 @@
+import type { AnyTool, Logger } from '@parley/core';
+import { parseMcpConfig } from './config.js';
+import type { McpConfig } from './config.js';
+import { McpElicitation } from './elicitation.js';
+import { HeldCalls } from './held-calls.js';
+import { createMcpTool } from './mcp-tool.js';
+import type { McpTool } from './mcp-tool.js';
+import { McpServerConnection } from './server-connection.js';
+
+/** Options of `connectMcp`. */
+export type ConnectMcpOptions = {
+  /** Where the MCP layer logs (server restarts, refresh failures); default: nowhere. */
+  logger?: Logger;
+  /** How long a held-open elicitation waits for its answer before it is cancelled (ms). */
+  heldElicitationTimeoutMs?: number;
+};
+
+const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * The MCP servers of a config, connected: their tools as Parley tools
+ * (plus `McpElicitation`, which answers the servers' questions), kept fresh
+ * on `tools/list_changed`, and closed together.
+ */
+export class McpConnections {
+  private readonly connections: McpServerConnection[];
+  private readonly held: HeldCalls;
+  private readonly byName = new Map<string, McpTool>();
+  private readonly listeners = new Set<(tools: AnyTool[]) => void>();
+
+  /** @internal Built by `connectMcp`. */
+  constructor(config: McpConfig, options: ConnectMcpOptions = {}) {
+    const logger = options.logger ?? silentLogger;
+    this.held = new HeldCalls(options.heldElicitationTimeoutMs);
+    this.connections = Object.entries(config.mcpServers).map(
+      ([name, server]) =>
+        new McpServerConnection(name, server, { logger, onToolsChanged: () => this.refresh() }),
+    );
+  }
+
+  /**
+   * The tools of every server, named `mcp__<server>__<tool>`, and
+   * `McpElicitation` last. Put them in the agent's toolkit.
+   */
+  get tools(): AnyTool[] {
+    return [...this.byName.values(), McpElicitation];
+  }
+
+  /** The MCP tools only, with their server and annotations. */
+  get mcpTools(): McpTool[] {
+    return [...this.byName.values()];
+  }
+
+  /** The names of the configured servers. */
+  get servers(): string[] {
+    return this.connections.map((connection) => connection.name);
+  }
+
+  /**
+   * Calls `listener` with the new tool list when a server's list changed
+   * (`tools/list_changed`): tools that are gone answer with an error, new
+   * ones must be added to the toolkit by the program. Returns an unsubscribe.
+   */
+  onToolsChanged(listener: (tools: AnyTool[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** How many tool calls wait for an elicitation answer held open in this process. */
+  get heldCalls(): number {
+    return this.held.size;
+  }
+
+  /** Starts every server and lists its tools (each in parallel); fails with the first that cannot start. */
+  async start(): Promise<void> {
+    await Promise.all(this.connections.map((connection) => connection.start()));
+    this.refresh(false);
+  }
+
+  /** Cancels held elicitations and stops every server. */
+  async close(): Promise<void> {
+    this.held.cancelAll();
+    await Promise.all(this.connections.map((connection) => connection.close()));
+  }
+
+  private refresh(notify = true): void {
+    let added = false;
+    for (const connection of this.connections) {
+      for (const definition of connection.tools()) {
+        const tool = createMcpTool(connection, definition.name, this.held);
+        if (this.byName.has(tool.name)) continue;
+        this.byName.set(tool.name, tool);
+        added = true;
+      }
+    }
+    if (notify && added) for (const listener of this.listeners) listener(this.tools);
+  }
+}
+
+/**
+ * Connects the MCP servers of a config (an `McpConfig` object, parsed JSON, or the result of
+ * `loadMcpConfig`): starts each, lists its tools, and returns them as
+ * Parley tools under the same permission engine. A server that cannot
+ * start fails the connect with `McpServerError` naming it; one that dies
+ * later is restarted on its next call (a failed restart is that call's
+ * error result).
+ *
+ * @example
+ * const mcp = await connectMcp({ mcpServers: { fs: { command: 'node', args: ['server.js', '/data'], trusted: true } } });
+ * const toolkit = new Toolkit([...mcp.tools, AskUser]);
+ * // ...
+ * await mcp.close();
+ */
+export async function connectMcp(
+  config: unknown,
+  options: ConnectMcpOptions = {},
+): Promise<McpConnections> {
+  const connections = new McpConnections(parseMcpConfig(config), options);
+  try {
+    await connections.start();
+  } catch (error) {
+    await connections.close();
+    throw error;
+  }
+  return connections;
+}

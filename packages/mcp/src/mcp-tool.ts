@@ -1,0 +1,282 @@
+import type {
+  InputRequiredResult,
+  InputResponses,
+  Tool as McpToolDefinition,
+  ToolAnnotations,
+} from '@modelcontextprotocol/client';
+import { permissionMessages, toolNameRule } from '@parley/core';
+import type {
+  PermissionDecision,
+  Tool,
+  ToolAnswer,
+  ToolChunk,
+  ToolContext,
+  ToolResponse,
+} from '@parley/core';
+import { MCP_ELICITATION, parseElicitationCall, serverAnswerOf } from './elicitation.js';
+import type { McpElicitationInput } from './elicitation.js';
+import type { HeldCalls } from './held-calls.js';
+import type { HeldElicitation, InFlightCall } from './in-flight-call.js';
+import { isJsonObject, jsonSchemaInput } from './json-schema.js';
+import type { JsonObject } from './json-schema.js';
+import { toToolResponse } from './results.js';
+import type { McpRetry, McpServerConnection } from './server-connection.js';
+
+/** The Parley name of an MCP tool: `mcp__<server>__<tool>`, other characters as `_`. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/** Texts of results the MCP layer writes itself. */
+export const mcpTexts = {
+  gone: (server: string, tool: string) => `MCP server '${server}' no longer offers tool '${tool}'.`,
+  heldElsewhere: (server: string) =>
+    `<system-reminder>The MCP server '${server}' held this call open in a process that is gone, so the answer could not reach it; the call's outcome is unknown.</system-reminder>`,
+  unsupportedInput: (server: string, method: string) =>
+    `MCP server '${server}' asked for '${method}', which Parley does not provide; the call cannot go on.`,
+  destructive: (name: string) =>
+    `${permissionMessages.ask(name)} (the server says this tool may change or delete data)`,
+} as const;
+
+/** A Parley tool backed by an MCP server's tool: the server and its annotations are visible. */
+export interface McpTool extends Tool<JsonObject> {
+  readonly server: string;
+  /** The tool's name on the server. */
+  readonly mcpName: string;
+  /** The server's hints (untrusted unless the server is `trusted`). */
+  annotations(): ToolAnnotations;
+  /** Whether the server says calls may change or delete data (shown to the person). */
+  isDestructive(): boolean;
+}
+
+function* responseChunks(response: ToolResponse): Generator<ToolChunk> {
+  if (typeof response.output === 'string') yield { type: 'text', text: response.output };
+  else yield* response.output;
+  yield {
+    type: 'tool_end',
+    ...(response.state === undefined ? {} : { state: response.state }),
+    ...(response.metadata === undefined ? {} : { metadata: response.metadata }),
+  };
+}
+
+function errorChunks(text: string, state: 'error' | 'interrupted' = 'error'): Generator<ToolChunk> {
+  return responseChunks({ output: text, state });
+}
+
+/** The suspension for one elicitation request (held open, or of an `input_required` round). */
+function suspendFor(
+  server: string,
+  tool: string,
+  request: HeldElicitation['request'],
+  retry?: McpElicitationInput['retry'],
+): ToolChunk {
+  const input: McpElicitationInput = {
+    server,
+    tool,
+    mode: request.mode === 'url' ? 'url' : 'form',
+    message: request.message,
+  };
+  if (request.mode === 'url') {
+    input.url = request.url;
+    input.elicitationId = request.elicitationId;
+  } else {
+    input.requestedSchema = { ...request.requestedSchema };
+  }
+  if (retry !== undefined) input.retry = retry;
+  return { type: 'tool_suspend', name: MCP_ELICITATION, input: { ...input } };
+}
+
+/** The elicitation params of an input request, when it is one. */
+function elicitationOf(request: unknown): HeldElicitation['request'] | undefined {
+  if (!isJsonObject(request) || request['method'] !== 'elicitation/create') return undefined;
+  const params = request['params'];
+  if (!isJsonObject(params) || typeof params['message'] !== 'string') return undefined;
+  if (params['mode'] === 'url') {
+    const { url, elicitationId, message } = params;
+    if (typeof url !== 'string' || typeof elicitationId !== 'string') return undefined;
+    return { mode: 'url', url, elicitationId, message };
+  }
+  const schema = params['requestedSchema'];
+  if (!isJsonObject(schema)) return undefined;
+  return {
+    mode: 'form',
+    message: params['message'],
+    requestedSchema: { type: 'object', properties: {}, ...schema },
+  };
+}
+
+/**
+ * Builds the Parley tool for one MCP tool of a server. Permissions: asks
+ * unless a rule allows it (by name, or `mcp__<server>__*`); a `readOnlyHint`
+ * allows without asking only for a `trusted` server; a possibly destructive
+ * tool says so in the ask. Runs: one `tools/call`; an elicitation suspends
+ * the call (the reply parks for an `McpElicitation` call) and the answer
+ * reaches the server when the call runs again.
+ */
+export function createMcpTool(
+  connection: McpServerConnection,
+  mcpName: string,
+  held: HeldCalls,
+): McpTool {
+  const server = connection.name;
+  const name = mcpToolName(server, mcpName);
+  let last: McpToolDefinition | undefined = connection.definition(mcpName);
+  const current = (): McpToolDefinition | undefined => {
+    last = connection.definition(mcpName) ?? last;
+    return connection.definition(mcpName);
+  };
+  const annotations = (): ToolAnnotations => current()?.annotations ?? last?.annotations ?? {};
+  const schema = (): JsonObject => ({
+    ...(current()?.inputSchema ?? last?.inputSchema ?? { type: 'object' }),
+  });
+  const trustedHint = (hint: 'readOnlyHint' | 'idempotentHint'): boolean =>
+    connection.trusted && annotations()[hint] === true;
+  const isDestructive = (): boolean =>
+    annotations().readOnlyHint !== true && annotations().destructiveHint !== false;
+
+  async function* run(input: JsonObject, context: ToolContext): AsyncGenerator<ToolChunk> {
+    if (current() === undefined) {
+      yield* errorChunks(mcpTexts.gone(server, mcpName));
+      return;
+    }
+    const answers = context.answers ?? [];
+    const answer = answers.at(-1);
+    let call: InFlightCall;
+    if (answer === undefined) {
+      call = connection.call(mcpName, input, context.signal);
+    } else {
+      const asked = parseElicitationCall(answer.call);
+      if (asked.retry !== undefined) {
+        const next = nextRetry(asked.retry, answers);
+        if (!('retry' in next)) {
+          yield* stop(next);
+          return;
+        }
+        call = connection.call(mcpName, input, context.signal, next.retry);
+      } else {
+        const holding = held.take(context.toolCallId);
+        if (holding === undefined) {
+          yield* errorChunks(mcpTexts.heldElsewhere(server), 'interrupted');
+          return;
+        }
+        holding.answer(serverAnswerOf(answer));
+        call = holding.call;
+      }
+    }
+    const round = answers.reduce((max, item) => Math.max(max, roundOf(item) + 1), 0);
+    const event = await call.next();
+    switch (event.kind) {
+      case 'elicit':
+        held.hold(context.toolCallId, call, event.answer);
+        yield suspendFor(server, mcpName, event.request);
+        return;
+      case 'input_required':
+        yield* firstOfRound(event.result, round);
+        return;
+      case 'result':
+        yield* responseChunks(toToolResponse(event.result));
+        return;
+      case 'failed':
+        if (context.signal.aborted) throw event.error;
+        yield* errorChunks(
+          event.error instanceof Error ? event.error.message : String(event.error),
+        );
+        return;
+    }
+  }
+
+  function roundOf(answer: ToolAnswer): number {
+    try {
+      return parseElicitationCall(answer.call).retry?.round ?? -1;
+    } catch {
+      return -1;
+    }
+  }
+
+  /** Suspends for the first elicitation of a new `input_required` round. */
+  function* firstOfRound(result: InputRequiredResult, round: number): Generator<ToolChunk> {
+    const requests: Record<string, JsonObject> = {};
+    for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+      if (!isJsonObject(request)) continue;
+      requests[key] = { ...request };
+    }
+    const retry = {
+      round,
+      requests,
+      ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
+    };
+    const next = nextRetry({ ...retry, key: '' }, []);
+    if ('retry' in next) {
+      yield* errorChunks(`MCP server '${server}' asked for input without saying what.`);
+    } else {
+      yield* stop(next);
+    }
+  }
+
+  /** Suspends for the next request, or ends the call when the server asks for what Parley lacks. */
+  function* stop(next: { suspend: ToolChunk } | { unsupported: string }): Generator<ToolChunk> {
+    if ('suspend' in next) yield next.suspend;
+    else yield* errorChunks(mcpTexts.unsupportedInput(server, next.unsupported));
+  }
+
+  /** For a durable round: the next request to ask, or the retry once all are answered. */
+  function nextRetry(
+    retry: NonNullable<McpElicitationInput['retry']>,
+    answers: ToolAnswer[],
+  ): { suspend: ToolChunk } | { retry: McpRetry } | { unsupported: string } {
+    const inputResponses: InputResponses = {};
+    for (const answer of answers) {
+      const asked = parseElicitationCall(answer.call).retry;
+      if (asked?.round === retry.round) inputResponses[asked.key] = serverAnswerOf(answer);
+    }
+    for (const [key, request] of Object.entries(retry.requests)) {
+      if (key in inputResponses) continue;
+      const elicitation = elicitationOf(request);
+      if (elicitation === undefined) {
+        const method = request['method'];
+        return { unsupported: typeof method === 'string' ? method : 'an unknown request' };
+      }
+      return { suspend: suspendFor(server, mcpName, elicitation, { ...retry, key }) };
+    }
+    return {
+      retry: {
+        inputResponses,
+        ...(retry.requestState === undefined ? {} : { requestState: retry.requestState }),
+      },
+    };
+  }
+
+  const checkPermissions = (): PermissionDecision =>
+    isDestructive()
+      ? { behavior: 'ask', message: mcpTexts.destructive(name), decisionReason: 'destructiveHint' }
+      : { behavior: 'passthrough', message: '' };
+
+  const built: McpTool = {
+    name,
+    server,
+    mcpName,
+    get description() {
+      const definition = current() ?? last;
+      return definition?.description ?? definition?.title ?? mcpName;
+    },
+    inputSchema: jsonSchemaInput(schema),
+    external: false,
+    get idempotent() {
+      return trustedHint('idempotentHint');
+    },
+    jsonSchema() {
+      const { $schema: _dialect, ...rest } = schema();
+      return rest;
+    },
+    annotations,
+    isDestructive,
+    isReadOnly: () => trustedHint('readOnlyHint'),
+    isConcurrencySafe: () => trustedHint('readOnlyHint'),
+    checkPermissions,
+    matchRule: (ruleContent) => ruleContent === null,
+    suggestRules: () => [toolNameRule(name)],
+    checkResultMetadata: () => undefined,
+    execute: (input, context) => run(input, context),
+  };
+  return built;
+}
