@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { Agent, Toolkit, externalExecutionResultEvent, parseAgentState } from '@parley/core';
+import type { ToolResultBlock } from '@parley/core';
+import { ScriptedModel } from '@parley/core/testing';
+import { connectMcp, mcpElicitationResult, parseElicitationCall } from '../src/index.js';
+import type { McpConnections } from '../src/index.js';
+import { inMemoryServer, modernServer } from './in-process-server.js';
+import type { ServerLog } from './in-process-server.js';
+import { collect, parkedCalls, replyIdOf } from './support.js';
+
+const allowAll = [
+  { toolName: 'mcp__app__*', ruleContent: null, behavior: 'allow' as const, source: 'test' },
+];
+
+async function connect(log: ServerLog): Promise<McpConnections> {
+  return connectMcp({
+    mcpServers: { app: { transport: modernServer(log), protocol: '2026-07-28' } },
+  });
+}
+
+function agentOn(mcp: McpConnections, model: ScriptedModel, state?: Agent['state']): Agent {
+  return new Agent({
+    name: 'assistant',
+    model,
+    toolkit: new Toolkit(mcp.tools),
+    permission: { rules: allowAll },
+    ...(state === undefined ? {} : { state }),
+  });
+}
+
+const resultOf = (agent: Agent, id: string): ToolResultBlock | undefined => {
+  const last = agent.state.context.at(-1);
+  if (last === undefined || typeof last.content === 'string') return undefined;
+  return last.content.find(
+    (block): block is ToolResultBlock => block.type === 'tool_result' && block.id === id,
+  );
+};
+
+describe('input_required (2026 revision): durable, any process can retry', () => {
+  it('parks with the request state in the session; another process retries with the answer', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'd', name: 'mcp__app__deploy', input: { env: 'prod' } }] },
+      { text: 'done' },
+    ]);
+    const first = await connect(log);
+    const agent = agentOn(first, model);
+    const events = await collect(agent.replyStream('deploy'));
+    const [form] = parkedCalls(events, 'REQUIRE_EXTERNAL_EXECUTION');
+    if (form === undefined) throw new Error('did not park');
+    const asked = parseElicitationCall(form);
+    expect(asked).toMatchObject({
+      server: 'app',
+      tool: 'deploy',
+      mode: 'form',
+      message: 'Deploy to prod?',
+      retry: { round: 0, key: 'confirm', requestState: 'deploy:prod' },
+    });
+    expect(first.heldCalls).toBe(0);
+    const stored = JSON.stringify(agent.state);
+    await first.close();
+
+    // Another process: fresh connections, the agent from the stored JSON.
+    const second = await connect(log);
+    try {
+      const resumed = agentOn(second, model, parseAgentState(JSON.parse(stored)));
+      await collect(
+        resumed.replyStream(
+          externalExecutionResultEvent({
+            replyId: replyIdOf(events),
+            executionResults: [
+              mcpElicitationResult(form, {
+                action: 'accept',
+                content: { confirm: true, note: 'go' },
+              }),
+            ],
+          }),
+        ),
+      );
+      expect(resultOf(resumed, 'd')).toMatchObject({
+        state: 'success',
+        output: 'deployed to prod: yes go',
+      });
+      expect(log.requestStates).toEqual(['deploy:prod']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a declined answer reaches the server on the retry', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'd', name: 'mcp__app__deploy', input: { env: 'dev' } }] },
+      { text: 'done' },
+    ]);
+    const mcp = await connect(log);
+    try {
+      const agent = agentOn(mcp, model);
+      const events = await collect(agent.replyStream('deploy'));
+      const [form] = parkedCalls(events, 'REQUIRE_EXTERNAL_EXECUTION');
+      if (form === undefined) throw new Error('did not park');
+      await collect(
+        agent.replyStream(
+          externalExecutionResultEvent({
+            replyId: replyIdOf(events),
+            executionResults: [mcpElicitationResult(form, { action: 'decline' })],
+          }),
+        ),
+      );
+      expect(resultOf(agent, 'd')?.output).toBe('not deployed to dev');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('a server that dies mid-call', () => {
+  it('the call gets an error result, the loop goes on, and the next call restarts the server', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'c', name: 'mcp__app__crash', input: {} }] },
+      { toolCalls: [{ id: 'e', name: 'mcp__app__echo', input: { message: 'back' } }] },
+      { text: 'done' },
+    ]);
+    const mcp = await connectMcp({ mcpServers: { app: { transport: inMemoryServer(log) } } });
+    try {
+      const agent = agentOn(mcp, model);
+      const events = await collect(agent.replyStream('go'));
+      expect(resultOf(agent, 'c')?.state).toBe('error');
+      expect(resultOf(agent, 'e')).toMatchObject({ state: 'success', output: 'back' });
+      expect(log.starts).toBe(2);
+      expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'completed' });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('tools/list_changed', () => {
+  it('a tool the server adds becomes a Parley tool, and listeners hear of it', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const mcp = await connectMcp({ mcpServers: { app: { transport: inMemoryServer(log) } } });
+    try {
+      const heard = new Promise<string[]>((resolve) => {
+        mcp.onToolsChanged((tools) => resolve(tools.map((tool) => tool.name)));
+      });
+      expect(mcp.tools.map((tool) => tool.name)).not.toContain('mcp__app__late');
+      const model = new ScriptedModel([
+        { toolCalls: [{ id: 'g', name: 'mcp__app__grow', input: {} }] },
+        { text: 'done' },
+      ]);
+      await collect(agentOn(mcp, model).replyStream('grow'));
+      expect(await heard).toContain('mcp__app__late');
+      const late = mcp.tools.find((tool) => tool.name === 'mcp__app__late');
+      expect(late?.description).toBe('Added later.');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
