@@ -19,6 +19,7 @@ export type ChatArgs = {
   tools?: string;
   cwd?: string;
   session?: string;
+  mcp?: string;
 };
 
 /** What the command line asks for. */
@@ -46,6 +47,8 @@ Options:
   --session PATH   the session's SQLite file: saved after every step; give it
                    again to resume a parked reply where it stopped (a JSON
                    session of an earlier version is copied to PATH.sqlite)
+  --mcp FILE       MCP servers' tools, from a JSON config in the usual shape
+                   ({"mcpServers": {...}}); give it again when resuming
   -h, --help       show this help
 
 Keys: Ctrl-C while the model answers interrupts the reply; Ctrl-C at a
@@ -69,6 +72,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         tools: { type: 'string' },
         cwd: { type: 'string' },
         session: { type: 'string' },
+        mcp: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -96,5 +100,6 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (values.tools !== undefined) args.tools = values.tools;
   if (values.cwd !== undefined) args.cwd = values.cwd;
   if (values.session !== undefined) args.session = values.session;
+  if (values.mcp !== undefined) args.mcp = values.mcp;
   return { kind: 'chat', args };
 }

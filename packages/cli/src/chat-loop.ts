@@ -14,6 +14,8 @@ import type {
   Toolkit,
 } from '@parley/core';
 import { askUserQuestions, promptAskUser } from './ask-user-prompt.js';
+import { MCP_ELICITATION, mcpElicitationResult } from '@parley/mcp';
+import { promptElicitation } from './elicitation-prompt.js';
 import { promptConfirm } from './confirm-prompt.js';
 import { promptExternal } from './external-prompt.js';
 import { oneLine } from './format.js';
@@ -82,6 +84,13 @@ async function answer(waiting: WaitingCall, options: ChatLoopOptions): Promise<I
       checkInput: (call, raw) => checkInput(toolkit, call, raw),
     });
     return userConfirmResultEvent({ replyId, confirmResults: [result] });
+  }
+  if (toolCall.name === MCP_ELICITATION) {
+    const reply = await promptElicitation(toolCall, { screen, colors });
+    return externalExecutionResultEvent({
+      replyId,
+      executionResults: [mcpElicitationResult(toolCall, reply)],
+    });
   }
   const questions = toolCall.name === 'AskUser' ? askUserQuestions(toolCall) : undefined;
   if (questions !== undefined) {

@@ -31,6 +31,7 @@ import type { ChatSettings } from './chat-session.js';
 import { Spinner } from './spinner.js';
 import type { Colors } from './theme.js';
 import { builtInToolNames, createTools, knownToolNames, parseToolList } from './tool-set.js';
+import { loadMcpTools } from './mcp-tools.js';
 import type { BuiltInToolName } from './tool-set.js';
 
 /** The terminal and process the chat runs in (injected, so the set-up reads plainly). */
@@ -159,7 +160,7 @@ async function runSession(
   environment: ChatEnvironment,
   session: ChatSession,
 ): Promise<ChatOutcome> {
-  const { screen, colors, env } = environment;
+  const { env } = environment;
   const saved = session.storedSettings();
   const cwd = resolve(args.cwd ?? saved?.cwd ?? process.cwd());
   await ensureDirectory(cwd);
@@ -173,6 +174,41 @@ async function runSession(
         ? knownToolNames(saved.tools)
         : [...builtInToolNames];
   const setup = await buildSetup(choice, toolNames, cwd, sessionKey(session.path), env);
+  const mcp = args.mcp === undefined ? undefined : await loadMcpTools(args.mcp);
+  try {
+    if (mcp !== undefined) {
+      setup.tools.push(...mcp.tools);
+      setup.notes.push(mcp.note);
+    }
+    return await runWithTools(args, environment, session, {
+      setup,
+      choice,
+      specText,
+      toolNames,
+      cwd,
+    });
+  } finally {
+    await mcp?.close();
+  }
+}
+
+type Prepared = {
+  setup: Setup;
+  choice: ReturnType<typeof parseModelChoice>;
+  specText: string;
+  toolNames: BuiltInToolName[];
+  cwd: string;
+};
+
+async function runWithTools(
+  args: ChatArgs,
+  environment: ChatEnvironment,
+  session: ChatSession,
+  prepared: Prepared,
+): Promise<ChatOutcome> {
+  const { screen, colors, env } = environment;
+  const { setup, choice, specText, toolNames, cwd } = prepared;
+  const saved = session.storedSettings();
   const resuming = session.existed;
   const mode = args.mode ?? saved?.mode ?? (resuming ? session.state.permission.mode : 'default');
   const toolkit = new Toolkit(setup.tools);
