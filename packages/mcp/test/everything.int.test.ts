@@ -287,3 +287,48 @@ describe('form elicitation through parking (held-open request, server-everything
     }
   });
 });
+
+describe('URL-mode elicitation (server-everything)', () => {
+  it('parks with the link; done (accept) reaches the server', async () => {
+    const { Toolkit } = await import('@parley/core');
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            id: 'u',
+            name: 'mcp__ev__trigger-url-elicitation',
+            input: { url: 'https://example.test/authorize', message: 'Please sign in' },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const rules = [
+      { toolName: 'mcp__ev__*', ruleContent: null, behavior: 'allow' as const, source: 'test' },
+    ];
+    const agent = new Agent({
+      name: 'assistant',
+      model,
+      toolkit: new Toolkit(trusted.tools),
+      permission: { rules },
+    });
+    const events = await collect(agent.replyStream('sign in'));
+    const [link] = parkedCalls(events, 'REQUIRE_EXTERNAL_EXECUTION');
+    if (link === undefined) throw new Error('did not park');
+    expect(parseElicitationCall(link)).toMatchObject({
+      mode: 'url',
+      url: 'https://example.test/authorize',
+      message: 'Please sign in',
+      elicitationId: expect.any(String),
+    });
+    expect(() => mcpElicitationResult(link, { action: 'accept', content: { a: 'b' } })).toThrow(
+      /carries no content/,
+    );
+    await collect(
+      agent.replyStream(answer(events, mcpElicitationResult(link, { action: 'accept' }))),
+    );
+    const result = stored(agent, 'u');
+    expect(result?.state).toBe('success');
+    expect(JSON.stringify(result?.output).toLowerCase()).toContain('accept');
+  });
+});
