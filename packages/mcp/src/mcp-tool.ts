@@ -15,6 +15,7 @@ import type {
 } from '@parley/core';
 import { MCP_ELICITATION, parseElicitationCall, serverAnswerOf } from './elicitation.js';
 import type { McpElicitationInput } from './elicitation.js';
+import { McpServerError } from './errors.js';
 import type { HeldCalls } from './held-calls.js';
 import type { HeldElicitation, InFlightCall } from './in-flight-call.js';
 import { isJsonObject, jsonSchemaInput } from './json-schema.js';
@@ -61,6 +62,12 @@ function* responseChunks(response: ToolResponse): Generator<ToolChunk> {
 
 function errorChunks(text: string, state: 'error' | 'interrupted' = 'error'): Generator<ToolChunk> {
   return responseChunks({ output: text, state });
+}
+
+/** A failed call as the model reads it: naming the server (an `McpServerError` already does). */
+function failureText(server: string, error: unknown): string {
+  if (error instanceof McpServerError) return error.message;
+  return `MCP server '${server}': ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** The suspension for one elicitation request (held open, or of an `input_required` round). */
@@ -178,9 +185,7 @@ export function createMcpTool(
         return;
       case 'failed':
         if (context.signal.aborted) throw event.error;
-        yield* errorChunks(
-          event.error instanceof Error ? event.error.message : String(event.error),
-        );
+        yield* errorChunks(failureText(server, event.error));
         return;
     }
   }

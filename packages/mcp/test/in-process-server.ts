@@ -61,6 +61,7 @@ function buildServer(log: ServerLog, drop: () => Promise<void>): McpServer {
     { description: 'Echo.', inputSchema: z.object({ message: z.string() }) },
     async ({ message }) => ({ content: [{ type: 'text', text: message }] }),
   );
+  server.registerTool('hang', { description: 'Never answers.' }, () => new Promise(() => {}));
   server.registerTool('grow', { description: 'Adds the tool `late`.' }, async () => {
     server.registerTool('late', { description: 'Added later.' }, async () => ({
       content: [{ type: 'text', text: 'late answer' }],
@@ -85,10 +86,14 @@ export function modernServer(log: ServerLog): () => Transport {
   };
 }
 
-/** The same server, 2025 revision, over an in-memory pair; `crash` closes the pair. */
-export function inMemoryServer(log: ServerLog): () => Transport {
+/**
+ * The same server, 2025 revision, over an in-memory pair; `crash` closes the
+ * pair. With `startsAllowed`, starts past that many throw (a restart that fails).
+ */
+export function inMemoryServer(log: ServerLog, startsAllowed = Infinity): () => Transport {
   return () => {
     log.starts += 1;
+    if (log.starts > startsAllowed) throw new Error('the server binary is gone');
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const server = buildServer(log, () => serverSide.close());
     void server.connect(serverSide);

@@ -126,10 +126,57 @@ describe('a server that dies mid-call', () => {
     try {
       const agent = agentOn(mcp, model);
       const events = await collect(agent.replyStream('go'));
-      expect(resultOf(agent, 'c')?.state).toBe('error');
+      expect(resultOf(agent, 'c')).toMatchObject({
+        state: 'error',
+        output: expect.stringMatching(/^MCP server 'app': /),
+      });
       expect(resultOf(agent, 'e')).toMatchObject({ state: 'success', output: 'back' });
       expect(log.starts).toBe(2);
       expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'completed' });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('failures are results, not crashes', () => {
+  it("a restart that fails is the call's error result, naming the server", async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'c', name: 'mcp__app__crash', input: {} }] },
+      { toolCalls: [{ id: 'e', name: 'mcp__app__echo', input: { message: 'back' } }] },
+      { text: 'done' },
+    ]);
+    const mcp = await connectMcp({ mcpServers: { app: { transport: inMemoryServer(log, 1) } } });
+    try {
+      const agent = agentOn(mcp, model);
+      const events = await collect(agent.replyStream('go'));
+      expect(resultOf(agent, 'e')).toMatchObject({
+        state: 'error',
+        output: "MCP server 'app': could not start: the server binary is gone",
+      });
+      expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'completed' });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a call past callTimeoutMs is an error result', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'h', name: 'mcp__app__hang', input: {} }] },
+      { text: 'done' },
+    ]);
+    const mcp = await connectMcp({
+      mcpServers: { app: { transport: inMemoryServer(log), callTimeoutMs: 50 } },
+    });
+    try {
+      const agent = agentOn(mcp, model);
+      await collect(agent.replyStream('go'));
+      expect(resultOf(agent, 'h')).toMatchObject({
+        state: 'error',
+        output: expect.stringMatching(/time/i),
+      });
     } finally {
       await mcp.close();
     }
