@@ -34,10 +34,19 @@ export class InFlightCall {
   /** Whether the call ended (result or failure). */
   settled = false;
 
+  private readonly controller: AbortController;
+
+  /**
+   * `controller` aborts the request (the SDK then sends `notifications/cancelled`);
+   * it belongs to the call, not to one run of the agent, since the call can
+   * outlive the run that started it.
+   */
   constructor(
     outcome: Promise<CallToolResult | InputRequiredResult>,
     isInputRequired: (value: unknown) => value is InputRequiredResult,
+    controller: AbortController,
   ) {
+    this.controller = controller;
     outcome.then(
       (result) => {
         this.settled = true;
@@ -65,6 +74,22 @@ export class InFlightCall {
         },
       });
     });
+  }
+
+  /**
+   * The next thing the call produced, waiting for it; if `signal` (the
+   * running reply's) aborts meanwhile, the request is cancelled and its
+   * failure comes next.
+   */
+  async nextUnless(signal: AbortSignal): Promise<InFlightEvent> {
+    const cancel = (): void => this.controller.abort(signal.reason);
+    if (signal.aborted) cancel();
+    signal.addEventListener('abort', cancel);
+    try {
+      return await this.next();
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
   }
 
   /** The next thing the call produced (waits for it). */

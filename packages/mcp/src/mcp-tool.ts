@@ -150,7 +150,7 @@ export function createMcpTool(
     const answer = answers.at(-1);
     let call: InFlightCall;
     if (answer === undefined) {
-      call = connection.call(mcpName, input, context.signal);
+      call = connection.call(mcpName, input);
     } else {
       const asked = parseElicitationCall(answer.call);
       if (asked.retry !== undefined) {
@@ -159,7 +159,7 @@ export function createMcpTool(
           yield* stop(next);
           return;
         }
-        call = connection.call(mcpName, input, context.signal, next.retry);
+        call = connection.call(mcpName, input, next.retry);
       } else {
         const holding = held.take(context.toolCallId);
         if (holding === undefined) {
@@ -171,7 +171,7 @@ export function createMcpTool(
       }
     }
     const round = answers.reduce((max, item) => Math.max(max, roundOf(item) + 1), 0);
-    const event = await call.next();
+    const event = await call.nextUnless(context.signal);
     switch (event.kind) {
       case 'elicit':
         held.hold(context.toolCallId, call, event.answer);

@@ -110,12 +110,9 @@ export class McpServerConnection {
    * Calls a tool. Starting the server is part of the call: a server that
    * cannot start gives a `failed` event, not a throw.
    */
-  call(
-    toolName: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-    retry?: McpRetry,
-  ): InFlightCall {
+  call(toolName: string, args: Record<string, unknown>, retry?: McpRetry): InFlightCall {
+    const controller = new AbortController();
+    const signal = controller.signal;
     const outcome = this.start().then((client) =>
       client.callTool(
         {
@@ -130,7 +127,7 @@ export class McpServerConnection {
         },
       ),
     );
-    const call = new InFlightCall(outcome, isInputRequiredResult);
+    const call = new InFlightCall(outcome, isInputRequiredResult, controller);
     this.open.add(call);
     const forget = (): void => {
       this.open.delete(call);

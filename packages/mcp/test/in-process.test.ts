@@ -183,6 +183,30 @@ describe('failures are results, not crashes', () => {
   });
 });
 
+describe('cancelling a reply while an MCP call runs', () => {
+  it('the request is cancelled and the call ends as interrupted', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'h', name: 'mcp__app__hang', input: {} }] },
+      { text: 'done' },
+    ]);
+    const mcp = await connectMcp({ mcpServers: { app: { transport: inMemoryServer(log) } } });
+    try {
+      const agent = agentOn(mcp, model);
+      const controller = new AbortController();
+      const events: string[] = [];
+      for await (const event of agent.replyStream('go', { signal: controller.signal })) {
+        events.push(event.type);
+        if (event.type === 'TOOL_RESULT_START') controller.abort();
+      }
+      expect(resultOf(agent, 'h')?.state).toBe('interrupted');
+      expect(events.at(-1)).toBe('REPLY_END');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('tools/list_changed', () => {
   it('a tool the server adds becomes a Parley tool, and listeners hear of it', async () => {
     const log: ServerLog = { starts: 0, requestStates: [] };
