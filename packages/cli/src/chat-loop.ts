@@ -16,6 +16,7 @@ import type {
 import { askUserQuestions, promptAskUser } from './ask-user-prompt.js';
 import { MCP_ELICITATION, mcpElicitationResult } from '@parley/mcp';
 import { promptElicitation } from './elicitation-prompt.js';
+import { destructiveWarning } from './mcp-tools.js';
 import { promptConfirm } from './confirm-prompt.js';
 import { promptExternal } from './external-prompt.js';
 import { oneLine } from './format.js';
@@ -82,6 +83,7 @@ async function answer(waiting: WaitingCall, options: ChatLoopOptions): Promise<I
       screen,
       colors,
       checkInput: (call, raw) => checkInput(toolkit, call, raw),
+      warningFor: (call) => destructiveWarning(toolkit, call),
     });
     return userConfirmResultEvent({ replyId, confirmResults: [result] });
   }

@@ -20,6 +20,7 @@ export function formatConfirmRequest(
   toolCall: ToolCallBlock,
   colors: Colors,
   width: number,
+  warning?: string,
 ): string {
   const bar = colors.dim(glyphs.bar);
   const lines = prettyInput(toolCall.input).split('\n');
@@ -32,6 +33,7 @@ export function formatConfirmRequest(
     `${colors.yellow(glyphs.ask)} ${colors.bold(toolCall.name)} ${colors.yellow('needs your permission')}`,
     ...shown.map((line) => `${bar} ${truncate(line, room)}`),
   ];
+  if (warning !== undefined) out.push(`${bar} ${colors.red(truncate(warning, room))}`);
   if (toolCall.suggestedRules.length > 0) {
     const rules = toolCall.suggestedRules.map(describeRule).join(', ');
     out.push(`${bar} ${colors.dim(truncate(`suggested rule: ${rules}`, room))}`);
@@ -90,6 +92,8 @@ export type ConfirmPromptOptions = {
   colors: Colors;
   /** Checks an edited input against the tool; returns a problem, or undefined when fine. */
   checkInput(toolCall: ToolCallBlock, raw: string): string | undefined;
+  /** A warning to show with the call (an MCP server's destructive hint), if any. */
+  warningFor?(toolCall: ToolCallBlock): string | undefined;
 };
 
 /**
@@ -101,7 +105,8 @@ export async function promptConfirm(
   options: ConfirmPromptOptions,
 ): Promise<ConfirmResult> {
   const { screen, colors } = options;
-  screen.write(`\n${formatConfirmRequest(toolCall, colors, screen.columns())}`);
+  const warning = options.warningFor?.(toolCall);
+  screen.write(`\n${formatConfirmRequest(toolCall, colors, screen.columns(), warning)}`);
   const choice = await select<ConfirmChoice>({
     message: `Allow ${toolCall.name}?`,
     choices: confirmChoices(toolCall),
