@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Toolkit, externalExecutionResultEvent, parseAgentState } from '@parley/core';
-import type { ToolResultBlock } from '@parley/core';
+import type { ToolCallBlock, ToolResultBlock } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { connectMcp, mcpElicitationResult, parseElicitationCall } from '../src/index.js';
 import type { McpConnections } from '../src/index.js';
@@ -110,6 +110,63 @@ describe('input_required (2026 revision): durable, any process can retry', () =>
       expect(resultOf(agent, 'd')?.output).toBe('not deployed to dev');
     } finally {
       await mcp.close();
+    }
+  });
+});
+
+describe('input_required with stored sessions (core Sessions)', () => {
+  it('parks in the store; a fresh runner with fresh connections retries and finishes', async () => {
+    const { InMemorySessionStore, Sessions } = await import('@parley/core');
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const store = new InMemorySessionStore();
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'd', name: 'mcp__app__deploy', input: { env: 'eu' } }] },
+      { text: 'done' },
+    ]);
+    const runner = async (mcp: McpConnections) =>
+      new Sessions({
+        store,
+        agent: {
+          name: 'assistant',
+          model,
+          toolkit: new Toolkit(mcp.tools),
+          permission: { rules: allowAll },
+        },
+      });
+    const first = await connect(log);
+    const waiting = await (await runner(first)).reply('s1', 'deploy');
+    await first.close();
+    expect(waiting.finishedReason).toBeNull();
+    const stored = await store.load('s1');
+    const content = stored?.state.context.at(-1)?.content;
+    const form = Array.isArray(content)
+      ? content.find(
+          (block): block is ToolCallBlock =>
+            block.type === 'tool_call' && block.state === 'submitted',
+        )
+      : undefined;
+    if (form === undefined || stored?.state.reply === null || stored === undefined)
+      throw new Error('not parked');
+    const second = await connect(log);
+    try {
+      const final = await (
+        await runner(second)
+      ).reply(
+        's1',
+        externalExecutionResultEvent({
+          replyId: stored.state.reply.replyId,
+          executionResults: [
+            mcpElicitationResult(form, { action: 'accept', content: { confirm: true } }),
+          ],
+        }),
+      );
+      expect(final.finishedReason).toBe('completed');
+      expect(JSON.stringify((await store.load('s1'))?.state.context)).toContain(
+        'deployed to eu: yes',
+      );
+      expect(log.requestStates).toEqual(['deploy:eu']);
+    } finally {
+      await second.close();
     }
   });
 });
