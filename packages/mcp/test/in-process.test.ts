@@ -114,6 +114,39 @@ describe('input_required (2026 revision): durable, any process can retry', () =>
   });
 });
 
+describe('an elicitation that expires', () => {
+  it('the server is told cancel, and the call finishes with what the server then says', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'd', name: 'mcp__app__deploy', input: { env: 'qa' } }] },
+      { text: 'done' },
+    ]);
+    let now = new Date('2026-01-01T00:00:00Z');
+    const mcp = await connect(log);
+    try {
+      const agent = new Agent({
+        name: 'assistant',
+        model,
+        toolkit: new Toolkit(mcp.tools),
+        permission: { rules: allowAll },
+        parkTimeout: 60_000,
+        clock: () => now,
+      });
+      const events = await collect(agent.replyStream('deploy'));
+      expect(parkedCalls(events, 'REQUIRE_EXTERNAL_EXECUTION')).toHaveLength(1);
+      now = new Date('2026-01-01T00:05:00Z');
+      await collect(agent.replyStream());
+      expect(resultOf(agent, 'd')).toMatchObject({
+        state: 'success',
+        output: 'not deployed to qa',
+      });
+      expect(log.requestStates).toEqual(['deploy:qa']);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('input_required with stored sessions (core Sessions)', () => {
   it('parks in the store; a fresh runner with fresh connections retries and finishes', async () => {
     const { InMemorySessionStore, Sessions } = await import('@parley/core');
