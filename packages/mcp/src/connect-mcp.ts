@@ -57,9 +57,11 @@ export class McpConnections {
   }
 
   /**
-   * Calls `listener` with the new tool list when a server's list changed
-   * (`tools/list_changed`): tools that are gone answer with an error, new
-   * ones must be added to the toolkit by the program. Returns an unsubscribe.
+   * Calls `listener` with the tool list when a server's list changed
+   * (`tools/list_changed`). Validation and hints follow the new definitions
+   * at once and tools that are gone answer with an error; new tools, and
+   * the descriptions the model is told (a `Toolkit` builds them once), need
+   * a new toolkit from the program. Returns an unsubscribe.
    */
   onToolsChanged(listener: (tools: AnyTool[]) => void): () => void {
     this.listeners.add(listener);
@@ -84,16 +86,14 @@ export class McpConnections {
   }
 
   private refresh(notify = true): void {
-    let added = false;
     for (const connection of this.connections) {
       for (const definition of connection.tools()) {
         const tool = createMcpTool(connection, definition.name, this.held);
         if (this.byName.has(tool.name)) continue;
         this.byName.set(tool.name, tool);
-        added = true;
       }
     }
-    if (notify && added) for (const listener of this.listeners) listener(this.tools);
+    if (notify) for (const listener of this.listeners) listener(this.tools);
   }
 }
 
