@@ -6,6 +6,7 @@ import { HeldCalls } from './held-calls.js';
 import { createMcpTool } from './mcp-tool.js';
 import type { McpTool } from './mcp-tool.js';
 import { McpServerConnection } from './server-connection.js';
+import type { McpToolDefinition } from './server-connection.js';
 
 /** Options of `connectMcp`. */
 export type ConnectMcpOptions = {
@@ -13,7 +14,16 @@ export type ConnectMcpOptions = {
   logger?: Logger;
   /** How long a held-open elicitation waits for its answer before it is cancelled (ms). */
   heldElicitationTimeoutMs?: number;
+  /**
+   * Tool definitions by server, as `mcp.manifest()` gave them earlier: the
+   * servers named here are not started by `connectMcp`, only by the first
+   * call of one of their tools (lazy start, e.g. for many short sessions).
+   */
+  manifest?: McpManifest;
 };
+
+/** The tools each server offered, by server name (plain JSON; store it to start lazily later). */
+export type McpManifest = Record<string, McpToolDefinition[]>;
 
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -24,6 +34,7 @@ const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
  */
 export class McpConnections {
   private readonly connections: McpServerConnection[];
+  private readonly lazy = new Set<string>();
   private readonly held: HeldCalls;
   private readonly byName = new Map<string, McpTool>();
   private readonly listeners = new Set<(tools: AnyTool[]) => void>();
@@ -36,6 +47,12 @@ export class McpConnections {
       ([name, server]) =>
         new McpServerConnection(name, server, { logger, onToolsChanged: () => this.refresh() }),
     );
+    for (const connection of this.connections) {
+      const listed = options.manifest?.[connection.name];
+      if (listed === undefined) continue;
+      connection.seed(listed);
+      this.lazy.add(connection.name);
+    }
   }
 
   /**
@@ -73,10 +90,24 @@ export class McpConnections {
     return this.held.size;
   }
 
-  /** Starts every server and lists its tools (each in parallel); fails with the first that cannot start. */
+  /**
+   * Starts every server not given by the manifest and lists its tools (in
+   * parallel); fails with the first that cannot start.
+   */
   async start(): Promise<void> {
-    await Promise.all(this.connections.map((connection) => connection.start()));
+    await Promise.all(
+      this.connections
+        .filter((connection) => !this.lazy.has(connection.name))
+        .map((connection) => connection.start()),
+    );
     this.refresh(false);
+  }
+
+  /** The tools each server offers now, to store and pass back as `manifest` later. */
+  manifest(): McpManifest {
+    return Object.fromEntries(
+      this.connections.map((connection) => [connection.name, connection.tools()]),
+    );
   }
 
   /** Cancels held elicitations and stops every server. */

@@ -4,7 +4,7 @@
  * park/resume protocol as `McpElicitation` calls.
  */
 export { connectMcp, McpConnections } from './connect-mcp.js';
-export type { ConnectMcpOptions } from './connect-mcp.js';
+export type { ConnectMcpOptions, McpManifest } from './connect-mcp.js';
 export { loadMcpConfig, parseMcpConfig } from './config.js';
 export type {
   McpConfig,

@@ -86,6 +86,14 @@ export class McpServerConnection {
     return this.config.trusted === true;
   }
 
+  /**
+   * Takes tool definitions listed earlier (a manifest), so the tools are
+   * offered before the server runs; it starts on the first call.
+   */
+  seed(definitions: McpToolDefinition[]): void {
+    this.definitions = new Map(definitions.map((tool) => [tool.name, tool]));
+  }
+
   /** The tools the server offered at the last listing. */
   tools(): McpToolDefinition[] {
     return [...this.definitions.values()];

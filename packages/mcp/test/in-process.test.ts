@@ -3,7 +3,7 @@ import { Agent, Toolkit, externalExecutionResultEvent, parseAgentState } from '@
 import type { ToolCallBlock, ToolResultBlock } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { connectMcp, mcpElicitationResult, parseElicitationCall } from '../src/index.js';
-import type { McpConnections } from '../src/index.js';
+import type { McpConnections, McpManifest } from '../src/index.js';
 import { inMemoryServer, modernServer } from './in-process-server.js';
 import type { ServerLog } from './in-process-server.js';
 import { collect, parkedCalls, replyIdOf } from './support.js';
@@ -314,6 +314,43 @@ describe('tools/list_changed', () => {
       expect(await heard).toContain('mcp__app__late');
       const late = mcp.tools.find((tool) => tool.name === 'mcp__app__late');
       expect(late?.description).toBe('Added later.');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+/** A manifest read back from JSON: tool definitions by server. */
+function isManifest(value: unknown): value is McpManifest {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.values(value).every((tools) => Array.isArray(tools))
+  );
+}
+
+describe('lazy start from a manifest', () => {
+  it('a server given by the manifest starts on the first call of one of its tools', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const listed = await connectMcp({ mcpServers: { app: { transport: inMemoryServer(log) } } });
+    const manifest: unknown = JSON.parse(JSON.stringify(listed.manifest()));
+    await listed.close();
+    expect(log.starts).toBe(1);
+    const mcp = await connectMcp(
+      { mcpServers: { app: { transport: inMemoryServer(log) } } },
+      { manifest: isManifest(manifest) ? manifest : {} },
+    );
+    try {
+      expect(log.starts).toBe(1);
+      expect(mcp.tools.map((tool) => tool.name)).toContain('mcp__app__echo');
+      const model = new ScriptedModel([
+        { toolCalls: [{ id: 'e', name: 'mcp__app__echo', input: { message: 'lazy' } }] },
+        { text: 'done' },
+      ]);
+      const agent = agentOn(mcp, model);
+      await collect(agent.replyStream('go'));
+      expect(resultOf(agent, 'e')).toMatchObject({ state: 'success', output: 'lazy' });
+      expect(log.starts).toBe(2);
     } finally {
       await mcp.close();
     }
