@@ -152,8 +152,8 @@ const WALK_DEPTH = 16;
  * The secrets a recursive read of `directory` (real, absolute) would reach,
  * the first few by path: the well-known places under `home` and `/proc` when
  * the tree holds them, then files with secret names found by walking it
- * (dependencies and `.git` are not walked), including symlinks that lead
- * to a secret. Empty when the tree holds none.
+ * (dependencies and `.git` are not walked; symlinks are followed, and a
+ * path whose real place is a secret counts). Empty when the tree holds none.
  */
 export async function secretsInside(directory: string, home: string, limit = 3): Promise<string[]> {
   const known = [...HOME_SECRETS.map((name) => path.join(home, name)), '/proc']
@@ -166,26 +166,16 @@ export async function secretsInside(directory: string, home: string, limit = 3):
     absolute: true,
     dot: true,
     onlyFiles: false,
-    followSymbolicLinks: false,
     ignore: WALK_IGNORE,
     deep: WALK_DEPTH,
   });
   const found: string[] = [];
   for (const entry of entries.sort()) {
     const absolute = path.normalize(entry);
-    if (isSecretPath(absolute) || isSecretLink(absolute)) found.push(absolute);
+    if (isSecretPath(absolute) || isSecretPath(realPath(absolute))) found.push(absolute);
     if (found.length >= limit) break;
   }
   return found;
-}
-
-/** Whether the entry is a symlink leading to a secret. */
-function isSecretLink(absolute: string): boolean {
-  try {
-    return lstatSync(absolute).isSymbolicLink() && isSecretPath(realPath(absolute));
-  } catch {
-    return false;
-  }
 }
 
 /** A path as people write it: `~/.ssh/id_rsa` below the home directory. */
