@@ -61,8 +61,19 @@ describe('why a call asks is kept for whoever answers it', () => {
     },
   );
 
+  it('is not kept for a call id of __proto__, and the state still loads', async () => {
+    const { agent, revive } = setup([{ toolCalls: [{ ...call, id: '__proto__' }] }], [readFile]);
+    const events = await collect(agent.replyStream('Read my key'));
+    expect(asked(events).map((block) => block.id)).toEqual(['__proto__']);
+    const reply = revive(agent).state.context.find((message) => message.id === replyIdOf(events));
+    expect(reply === undefined ? undefined : findPermissionAsk(reply, '__proto__')).toBeUndefined();
+  });
+
   it('is undefined for a call without a kept ask, or a malformed one', () => {
     expect(findPermissionAsk({}, 'tc1')).toBeUndefined();
+    expect(
+      findPermissionAsk({ metadata: { [PERMISSION_ASKS_KEY]: {} } }, 'constructor'),
+    ).toBeUndefined();
     expect(findPermissionAsk({ metadata: { [PERMISSION_ASKS_KEY]: 'x' } }, 'tc1')).toBeUndefined();
     expect(
       findPermissionAsk({ metadata: { [PERMISSION_ASKS_KEY]: { tc1: { message: 1 } } } }, 'tc1'),

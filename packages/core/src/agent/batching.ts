@@ -74,10 +74,11 @@ function* applyDecision(
       });
       const ask = permissionAskOf(decision);
       recordPermissionAsk(run.message, call.id, ask);
+      const asks = call.id === '__proto__' ? {} : { [call.id]: { ...ask } };
       parkEvents.push(
         run.event('REQUIRE_USER_CONFIRM', {
           toolCalls: [eventCopy(asking)],
-          metadata: { [PERMISSION_ASKS_KEY]: { [call.id]: { ...ask } } },
+          metadata: { [PERMISSION_ASKS_KEY]: asks },
         }),
       );
       return 'ask';

@@ -52,12 +52,19 @@ export function findPermissionAsk(
   holder: { metadata?: Record<string, unknown> | undefined },
   toolCallId: string,
 ): PermissionAsk | undefined {
-  const parsed = permissionAskSchema.safeParse(asksIn(holder.metadata)[toolCallId]);
+  const asks = asksIn(holder.metadata);
+  if (!Object.hasOwn(asks, toolCallId)) return undefined;
+  const parsed = permissionAskSchema.safeParse(asks[toolCallId]);
   return parsed.success ? parsed.data : undefined;
 }
 
-/** Keeps the ask of a call in the reply message's metadata. */
+/**
+ * Keeps the ask of a call in the reply message's metadata. A call id of
+ * `__proto__` (the model picks ids) is not kept: copies of the record would
+ * drop it, so it could never be read back or dropped again.
+ */
 export function recordPermissionAsk(message: Msg, toolCallId: string, ask: PermissionAsk): void {
+  if (toolCallId === '__proto__') return;
   const asks = { ...asksIn(message.metadata), [toolCallId]: ask };
   message.metadata = { ...message.metadata, [PERMISSION_ASKS_KEY]: asks };
 }

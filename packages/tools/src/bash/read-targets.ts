@@ -117,7 +117,12 @@ export function commandReads(
   if (kind !== 'command' || NO_FILE_OPERANDS.has(program)) return fromRedirects;
   const recursive = readsTrees(program, args);
   const contents = !recursive || TREE_CONTENTS.has(program);
-  const operands = program === 'find' ? startPoints(args) : operandWords(program, args);
+  const operands =
+    program === 'find'
+      ? startPoints(args)
+      : program === 'git'
+        ? withRevisionPaths(operandWords(program, args))
+        : operandWords(program, args);
   const words =
     operands.length === 0 && recursive && fed === undefined ? [CURRENT_DIRECTORY] : operands;
   // Paths fed by `find -exec` or `xargs` may be any file below a start point, or anything at
@@ -146,6 +151,14 @@ function readsTrees(program: string, args: readonly Word[]): boolean {
     return (
       value.startsWith('-') && [...value.slice(1)].some((char) => options.short.includes(char))
     );
+  });
+}
+
+/** Git operands, plus the path of each `revision:path` (`git show HEAD:.env` reads `.env`). */
+function withRevisionPaths(words: readonly Word[]): Word[] {
+  return words.flatMap((word) => {
+    const colon = word.value.indexOf(':');
+    return colon === -1 || word.dynamic ? [word] : [word, wordSuffix(word, colon + 1)];
   });
 }
 
