@@ -84,18 +84,14 @@ export abstract class FileTool<Input> implements Tool<Input> {
    * directories (symlinks resolved), else nothing. A directory tree the tool
    * walks is not searched for secrets here: the walk leaves them out.
    */
-  async checkReads(
-    input: Input,
-    context: PermissionContext,
-  ): Promise<PermissionDecision | undefined> {
+  checkReads(input: Input, context: PermissionContext): PermissionDecision | undefined {
     if (!this.reads) return undefined;
     const read = this.readPath(input);
-    const findings = await findReadProblems(
+    const findings = findReadProblems(
       read === undefined ? [] : [read],
       read === undefined ? [this.pathOf(input)] : [],
       workingDirectories(context, this.cwd),
       homedir(),
-      { contents: true, trees: false },
     );
     return readsDecision(this.name, findings);
   }

@@ -1,13 +1,13 @@
 import { permissionMessages } from '@parley/core';
 import type { PermissionDecision, PermissionRule } from '@parley/core';
 import { isInWorkingDirectory } from './paths.js';
-import { displayPath, hasSecretContent, isSecretPath, secretsInside } from './secret-paths.js';
+import { displayPath, hasSecretContent, isSecretPath } from './secret-paths.js';
 
 /** A path a call reads, as written (absolute) and with symlinks resolved. */
 export type ReadPath = {
   absolute: string;
   real: string;
-  /** The call reads the whole tree below it (`grep -r`, `find`, `ls -R`). */
+  /** The call walks the tree below it (Glob, Grep over a directory), leaving secrets in it out. */
   recursive: boolean;
 };
 
@@ -19,40 +19,29 @@ export type ReadFindings = {
   outside: string[];
 };
 
-/** How far the search for secrets goes. */
-export type SecretScan = {
-  /** Look at the first bytes of a single file for a private key header. */
-  contents: boolean;
-  /** Look for secrets in the trees a recursive read covers (Bash: yes; Grep and Glob leave them out instead). */
-  trees: boolean;
-};
-
 /**
- * Judges the paths a call reads: secrets by name and place (and by content,
- * or in a whole tree, as `scan` says), and paths outside the working
- * directories (real paths, so a symlink or `..` cannot hide where a read
- * lands). `unknown` names reads whose path cannot be known before running;
- * they count as outside.
+ * Judges the paths a file tool reads: secrets by name and place, and a
+ * single file by a private key header (a walked tree is not searched: the
+ * walk leaves its secrets out); and paths outside the working directories
+ * (real paths, so a symlink or `..` cannot hide where a read lands).
+ * `unknown` names reads whose path cannot be known before running; they
+ * count as outside.
  */
-export async function findReadProblems(
+export function findReadProblems(
   reads: readonly ReadPath[],
   unknown: readonly string[],
   directories: readonly string[],
   home: string,
-  scan: SecretScan,
-): Promise<ReadFindings> {
+): ReadFindings {
   const secrets: string[] = [];
   const outside = unknown.map((text) => `${text} (unknown path)`);
   for (const read of reads) {
     const shown = displayPath(read.absolute, home);
-    if (isSecretPath(read.absolute) || isSecretPath(read.real)) {
-      secrets.push(shown);
-    } else if (!read.recursive && scan.contents && hasSecretContent(read.real)) {
-      secrets.push(shown);
-    } else if (read.recursive && scan.trees) {
-      const inside = await secretsInside(read.real, home);
-      secrets.push(...inside.map((found) => displayPath(found, home)));
-    }
+    const secret =
+      isSecretPath(read.absolute) ||
+      isSecretPath(read.real) ||
+      (!read.recursive && hasSecretContent(read.real));
+    if (secret) secrets.push(shown);
     if (!isInWorkingDirectory(directories, read.real)) outside.push(displayPath(read.real, home));
   }
   return { secrets: [...new Set(secrets)], outside: [...new Set(outside)] };
