@@ -116,7 +116,7 @@ export function commandReads(
   );
   if (kind !== 'command' || NO_FILE_OPERANDS.has(program)) return fromRedirects;
   const recursive = readsTrees(program, args);
-  const contents = !recursive || TREE_CONTENTS.has(program);
+  const contents = !recursive || (TREE_CONTENTS.has(program) && !listsNamesOnly(program, args));
   const operands =
     program === 'find'
       ? startPoints(args)
@@ -160,6 +160,11 @@ function withRevisionPaths(words: readonly Word[]): Word[] {
     const colon = word.value.indexOf(':');
     return colon === -1 || word.dynamic ? [word] : [word, wordSuffix(word, colon + 1)];
   });
+}
+
+/** `rg --files` lists the files it would search without reading them. */
+function listsNamesOnly(program: string, args: readonly Word[]): boolean {
+  return program === 'rg' && args.some((arg) => arg.value === '--files');
 }
 
 /** `find`'s start points: the words before its first expression. */
