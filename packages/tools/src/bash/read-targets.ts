@@ -70,6 +70,9 @@ const PATTERN_FIRST: Record<string, readonly string[]> = {
 /** Programs that always read whole trees, from `.` when given no path. */
 const ALWAYS_RECURSIVE = new Set(['rg', 'ag', 'ack', 'find', 'du', 'tree']);
 
+/** Programs that list the current directory when given no path (`cd /etc && ls`). */
+const LISTS_CURRENT = new Set(['ls', 'dir', 'vdir']);
+
 /** Programs that read the contents of the files of the trees they walk (the others list names and sizes). */
 const TREE_CONTENTS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack']);
 
@@ -98,7 +101,7 @@ const CURRENT_DIRECTORY: Word = {
  * Every word of one command that may name a path it reads: operands (not a
  * grep or sed pattern), `--option=value` values, `find`'s start points, the
  * paths fed by `find -exec` or `xargs` (`fed`), and input redirections; `.`
- * for a tree-reading command given no path. `readsOnly`: the command only
+ * for a tree-reading or listing command given no path. `readsOnly`: the command only
  * reads, so a read outside the working directories matters too.
  */
 export function commandReads(
@@ -123,8 +126,10 @@ export function commandReads(
       : program === 'git'
         ? withRevisionPaths(operandWords(program, args))
         : operandWords(program, args);
-  const words =
-    operands.length === 0 && recursive && fed === undefined ? [CURRENT_DIRECTORY] : operands;
+  const readsCurrent = recursive || LISTS_CURRENT.has(program);
+  const current = (operands.length === 0 && readsCurrent && fed === undefined) || program === 'git';
+  // git reads the repository of the directory it runs in, whatever its operands.
+  const words = current ? [...operands, CURRENT_DIRECTORY] : operands;
   // Paths fed by `find -exec` or `xargs` may be any file below a start point, or anything at
   // all; a command that only reads reads their contents (`-exec cat {}`), others do not (`rm`).
   const fedWords = (fed ?? []).map((word) => ({
