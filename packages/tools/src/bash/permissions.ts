@@ -8,13 +8,7 @@ import { isInWorkingDirectory, workingDirectories } from '../shared/paths.js';
 import { outsideReadReason } from '../shared/read-access.js';
 import type { CommandAnalysis } from './analysis.js';
 import { coverage, modeUsed, rulesUsed, uncoveredCommands, type Cover } from './coverage.js';
-import {
-  NO_READS,
-  readOnlyLineDecision,
-  readSafety,
-  uncoveredReads,
-  type BashReads,
-} from './read-paths.js';
+import { readOnlyLineDecision, readSafety, uncoveredReads, type BashReads } from './read-paths.js';
 import { bashRuleMatches } from './rules.js';
 import { MAX_SUGGESTIONS, prefixRules } from './suggestions.js';
 import {
@@ -50,7 +44,7 @@ export function decideBash(
   analysis: CommandAnalysis,
   context: PermissionContext,
   location: ShellLocation,
-  reads: BashReads = NO_READS,
+  reads: BashReads,
 ): PermissionDecision {
   const resolved = resolveTargets(analysis, location);
   const deny =

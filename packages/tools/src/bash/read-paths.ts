@@ -32,9 +32,6 @@ export type BashReads = {
   outside: OutsideRead[];
 };
 
-/** A line that reads nothing that needs asking. */
-export const NO_READS: BashReads = { secrets: [], outside: [] };
-
 /**
  * Judges every path the line may read (see `commandReads`), resolved like
  * the paths it writes (after its `cd`s, `~`, `$HOME`, globs, symlinks):
