@@ -1,0 +1,101 @@
+import { InvalidInputError } from '../errors/index.js';
+import type { Msg } from '../message/index.js';
+
+/**
+ * What a store keeps of a session it served, as of `version`: the head and
+ * message texts as stored (`texts[i]` is the row of message `i`), the
+ * messages parsed from them (`messages[i]`; the last may be missing, since
+ * whoever loads a session changes its last message in place and so gets
+ * its own copy), and, for a session saved here, the objects the texts were
+ * written from (`sources`). Earlier messages are never changed in place
+ * (the agent only ever changes the last one), so a save that is handed the
+ * same object at the same place, before the last, knows the stored row is
+ * still right without serializing it again. `bytes`: what the entry is
+ * counted as against the cache's bound.
+ */
+export type CachedSession = {
+  version: number;
+  head: string;
+  texts: readonly string[];
+  messages: readonly (Msg | undefined)[];
+  sources: readonly (Msg | undefined)[];
+  bytes: number;
+};
+
+/**
+ * The memory an entry is counted as: its texts (two bytes a character in
+ * memory) and the parsed messages next to them, taken as about twice that
+ * again. An estimate, kept cheap: it is computed once per save or load.
+ */
+export function cachedBytes(head: string, texts: readonly string[]): number {
+  let characters = head.length;
+  for (const text of texts) characters += text.length;
+  return characters * 6;
+}
+
+/** The default bound of a store's session cache: 64 MiB. */
+export const DEFAULT_SESSION_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A per-process LRU of the sessions a store served, bounded by bytes (see
+ * `cachedBytes`). A store checks an entry against the stored version on
+ * every load and reads only the rows written since, so another process's
+ * write is seen at once and a session nobody else touched costs one small
+ * read. 0 bytes keeps nothing (every save then rewrites every message row,
+ * and every load reads them all). An entry bigger than the bound is not kept.
+ */
+export class SessionCache {
+  private readonly maxBytes: number;
+  private readonly entries = new Map<string, CachedSession>();
+  private total = 0;
+
+  constructor(maxBytes: number = DEFAULT_SESSION_CACHE_BYTES) {
+    if (!Number.isFinite(maxBytes) || maxBytes < 0) {
+      throw new InvalidInputError(
+        `The session cache bound must be a number of bytes ≥ 0, not ${maxBytes}.`,
+      );
+    }
+    this.maxBytes = maxBytes;
+  }
+
+  /** The bytes the entries kept now are counted as (never above the bound). */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** The entry of `sessionId`, marked as the most recently used. */
+  get(sessionId: string): CachedSession | undefined {
+    const entry = this.entries.get(sessionId);
+    if (entry === undefined) return undefined;
+    this.entries.delete(sessionId);
+    this.entries.set(sessionId, entry);
+    return entry;
+  }
+
+  /**
+   * Keeps `entry` for `sessionId` (replacing the one before, unless that one
+   * is of a later version: a load that raced a save of this process may
+   * finish last), then evicts the least recently used until within the bound.
+   */
+  set(sessionId: string, entry: CachedSession): void {
+    const kept = this.entries.get(sessionId);
+    if (kept !== undefined && kept.version > entry.version) return;
+    this.delete(sessionId);
+    if (entry.bytes > this.maxBytes) return;
+    this.entries.set(sessionId, entry);
+    this.total += entry.bytes;
+    for (const [id, oldest] of this.entries) {
+      if (this.total <= this.maxBytes) break;
+      this.entries.delete(id);
+      this.total -= oldest.bytes;
+    }
+  }
+
+  /** Forgets `sessionId`. */
+  delete(sessionId: string): void {
+    const entry = this.entries.get(sessionId);
+    if (entry === undefined) return;
+    this.entries.delete(sessionId);
+    this.total -= entry.bytes;
+  }
+}
