@@ -1,10 +1,9 @@
 import { InvalidStateError } from '../errors/index.js';
 import type { Msg } from '../message/index.js';
-import type { AgentState } from '../state/index.js';
 import { joinStateHead, parseStateHead } from '../state/head.js';
 import type { CachedSession } from './session-cache.js';
 import { cachedBytes } from './session-cache.js';
-import { messageDigest } from './message-rows.js';
+import { messageDigest, parseStored } from './stored-message.js';
 import type { StoredSession } from './session-store.js';
 import { decodeStoredSession } from './stored-state.js';
 
@@ -65,6 +64,18 @@ export function decodeSessionRows(
   if (head.sessionId !== sessionId) throw refuse(`belongs to session '${head.sessionId}'`);
   const count = read.messageCount;
   const known = read.since > 0 && base?.version === read.since ? base : undefined;
+  const session = (context: Msg[]): StoredSession => {
+    const loaded: StoredSession = { state: joinStateHead(head, context), version: read.version };
+    if (typeof read.leaseUntil === 'string') loaded.leaseUntil = read.leaseUntil;
+    return loaded;
+  };
+  // Nothing written since the cached version: the cached messages, and the last parsed anew.
+  if (known !== undefined && read.rows.length === 0 && count === known.texts.length) {
+    const context = known.messages.slice();
+    const lastText = known.texts[count - 1];
+    if (lastText !== undefined) context.push(parseStored(sessionId, count - 1, lastText));
+    return { session: session(context), entry: known };
+  }
   const texts: (string | undefined)[] = new Array<string | undefined>(count);
   const fresh: (Msg | undefined)[] = new Array<Msg | undefined>(count);
   for (const row of read.rows) {
@@ -81,72 +92,25 @@ export function decodeSessionRows(
       );
     }
     texts[position] = text;
-    fresh[position] = parseRow(sessionId, position, text);
+    fresh[position] = parseStored(sessionId, position, text);
   }
-  const context: Msg[] = new Array<Msg>(count);
-  const messages: (Msg | undefined)[] = new Array<Msg | undefined>(count);
-  const allTexts: string[] = new Array<string>(count);
+  const context: Msg[] = [];
+  const allTexts: string[] = [];
   for (let position = 0; position < count; position++) {
     const text = texts[position] ?? known?.texts[position];
     if (text === undefined) throw refuse(`is missing message row ${position}`);
-    allTexts[position] = text;
-    const last = position === count - 1;
-    const message =
-      fresh[position] ??
-      (last ? undefined : known?.messages[position]) ??
-      parseRow(sessionId, position, text);
-    context[position] = message;
-    messages[position] = last ? undefined : message;
+    allTexts.push(text);
+    const cached = position < count - 1 ? known?.messages[position] : undefined;
+    context.push(fresh[position] ?? cached ?? parseStored(sessionId, position, text));
   }
-  const state: AgentState = joinStateHead(head, context);
-  const session: StoredSession = { state, version: read.version };
-  if (typeof read.leaseUntil === 'string') session.leaseUntil = read.leaseUntil;
+  const loaded = session(context);
+  // The cache keeps its own copy of the last message: this one is the caller's to change.
   const entry: CachedSession = {
     version: read.version,
     head: read.head,
     texts: allTexts,
-    messages,
-    sources: [],
+    messages: context.slice(0, -1),
     bytes: cachedBytes(read.head, allTexts),
   };
-  return { session, entry };
-}
-
-/**
- * A row's text parsed, or `InvalidStateError`. The digest says a Parley
- * store validated this text as a message before writing it, so only the
- * top level is looked at (an object with an id, a role and content); a
- * digest does not make damaged JSON whole.
- */
-function parseRow(sessionId: string, position: number, text: string): Msg {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new InvalidStateError(
-      `Stored message ${position} of session '${sessionId}' is not valid JSON.`,
-      { sessionId, cause },
-    );
-  }
-  if (!looksLikeMessage(value)) {
-    throw new InvalidStateError(
-      `Stored message ${position} of session '${sessionId}' is no message.`,
-      {
-        sessionId,
-      },
-    );
-  }
-  return value;
-}
-
-/** The top level of a message: what a row that passed its digest is still checked for. */
-function looksLikeMessage(value: unknown): value is Msg {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  if (!('id' in value) || !('role' in value) || !('content' in value)) return false;
-  const { id, role, content } = value;
-  return (
-    typeof id === 'string' &&
-    (role === 'user' || role === 'assistant' || role === 'system') &&
-    (typeof content === 'string' || Array.isArray(content))
-  );
+  return { session: loaded, entry };
 }

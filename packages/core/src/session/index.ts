@@ -9,7 +9,8 @@ export { InMemorySessionStore, emptySessionTables } from './in-memory-session-st
 export type { CachedSession } from './session-cache.js';
 export { DEFAULT_SESSION_CACHE_BYTES, SessionCache, cachedBytes } from './session-cache.js';
 export type { MessageRow, SessionWrite } from './message-rows.js';
-export { messageDigest, planSessionWrite } from './message-rows.js';
+export { planSessionWrite } from './message-rows.js';
+export { messageDigest } from './stored-message.js';
 export type { StoredSessionRows } from './decode-session-rows.js';
 export { decodeSessionRows } from './decode-session-rows.js';
 export type { AuditDecision, AuditRecord } from './audit-record.js';

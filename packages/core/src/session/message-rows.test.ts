@@ -2,7 +2,8 @@ import { historyState, sampleState } from '@parley/core/conformance';
 import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../errors/index.js';
 import { decodeSessionRows } from './decode-session-rows.js';
-import { messageDigest, planSessionWrite } from './message-rows.js';
+import { planSessionWrite } from './message-rows.js';
+import { messageDigest } from './stored-message.js';
 
 describe('message rows', () => {
   it('serializes only the last message of what it knows and the messages after it', () => {

@@ -10,23 +10,13 @@ import type { SaveOptions } from './session-store.js';
 import { parkedDeadline, storedLease } from './session-store.js';
 import type { CachedSession } from './session-cache.js';
 import { cachedBytes } from './session-cache.js';
-import { sha256Hex } from './runner/sha256.js';
+import { messageDigest } from './stored-message.js';
 
 /**
  * One stored message: its place in the context, its JSON text, and the
  * digest that binds the two to the session (see `messageDigest`).
  */
 export type MessageRow = { position: number; text: string; digest: string };
-
-/**
- * The digest a store writes next to a message row: SHA-256 of the session
- * id, the position and the text. A row whose digest does not match was not
- * written there by a Parley store (changed by hand, damaged, moved from
- * another place or session) and is refused on load.
- */
-export function messageDigest(sessionId: string, position: number, text: string): string {
-  return sha256Hex(`${sessionId}\n${position}\n${text}`);
-}
 
 /**
  * What one save writes: the head (the state without its messages, see
@@ -70,37 +60,33 @@ export function planSessionWrite(
   const context = state.context;
   const count = context.length;
   const known = base?.version === expectedVersion ? base : undefined;
-  const texts: string[] = new Array<string>(count);
-  const messages: (Msg | undefined)[] = new Array<Msg | undefined>(count);
+  // The messages before the last one known that are the objects it holds:
+  // their rows stand, unread.
+  let same = 0;
+  if (known !== undefined) {
+    const limit = Math.min(count, known.messages.length);
+    const held = known.messages;
+    while (same < limit && context[same] === held[same]) same++;
+  }
+  const texts: string[] = known === undefined ? [] : known.texts.slice(0, same);
+  const messages: Msg[] = known === undefined ? [] : known.messages.slice(0, same);
   const rows: MessageRow[] = [];
-  for (let position = 0; position < count; position++) {
+  for (let position = same; position < count; position++) {
     const message = context[position];
-    if (known !== undefined && position < known.texts.length - 1) {
-      const text = known.texts[position];
-      if (
-        text !== undefined &&
-        (message === known.messages[position] || message === known.sources[position])
-      ) {
-        texts[position] = text;
-        messages[position] = known.messages[position];
-        continue;
-      }
-    }
     // Not a string when the context holds something JSON cannot write (refused below).
     const text: string | undefined = JSON.stringify(message);
-    if (text !== undefined) texts[position] = text;
-    if (known !== undefined && text === known.texts[position]) {
-      messages[position] = known.messages[position];
-      continue;
+    if (text === undefined || text !== known?.texts[position]) {
+      checkedMessage(sessionId, position, text);
+      if (text === undefined) continue; // not reached: checkedMessage refused it
+      rows.push({ position, text, digest: messageDigest(sessionId, position, text) });
     }
-    const checked = checkedMessage(sessionId, position, text);
-    if (text === undefined) continue; // not reached: checkedMessage refused it
-    messages[position] = checked;
-    rows.push({ position, text, digest: messageDigest(sessionId, position, text) });
+    texts.push(text);
+    // Kept as given: from here on it is not changed in place (see `CachedSession`).
+    if (position < count - 1 && message !== undefined) messages.push(message);
   }
-  // The last message is the one its loader changes in place: never shared.
-  if (count > 0) messages[count - 1] = undefined;
   const head = serializeStateHead(state);
+  const knownBytes =
+    known === undefined ? 0 : known.bytes - cachedBytes(known.head, known.texts, same);
   return {
     head,
     messageCount: count,
@@ -113,8 +99,7 @@ export function planSessionWrite(
       head,
       texts,
       messages,
-      sources: context.slice(),
-      bytes: cachedBytes(head, texts),
+      bytes: knownBytes + cachedBytes(head, texts, same),
     },
   };
 }
@@ -124,7 +109,7 @@ export function planSessionWrite(
  * be (its shape and its own invariants), or `InvalidStateError` naming the
  * session and the bad field (`context.<position>...`).
  */
-function checkedMessage(sessionId: string, position: number, text: string | undefined): Msg {
+function checkedMessage(sessionId: string, position: number, text: string | undefined): void {
   const value: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) {
@@ -145,5 +130,4 @@ function checkedMessage(sessionId: string, position: number, text: string | unde
       { sessionId },
     );
   }
-  return parsed.data;
 }

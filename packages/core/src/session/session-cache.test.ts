@@ -8,7 +8,6 @@ const entry = (version: number, bytes: number): CachedSession => ({
   head: '{}',
   texts: [],
   messages: [],
-  sources: [],
   bytes,
 });
 

@@ -3,33 +3,35 @@ import type { Msg } from '../message/index.js';
 
 /**
  * What a store keeps of a session it served, as of `version`: the head and
- * message texts as stored (`texts[i]` is the row of message `i`), the
- * messages parsed from them (`messages[i]`; the last may be missing, since
- * whoever loads a session changes its last message in place and so gets
- * its own copy), and, for a session saved here, the objects the texts were
- * written from (`sources`). Earlier messages are never changed in place
- * (the agent only ever changes the last one), so a save that is handed the
- * same object at the same place, before the last, knows the stored row is
- * still right without serializing it again. `bytes`: what the entry is
- * counted as against the cache's bound.
+ * message texts as stored (`texts[i]` is the row of message `i`), and the
+ * messages before the last (`messages`, one fewer than `texts`: whoever
+ * loads a session changes its last message in place, so each load parses
+ * its own). Those are the objects a save of this process was given, or the
+ * ones a load parsed; they are shared by every later load and never changed
+ * in place (the agent only ever changes the last message). So a save handed
+ * the same object at the same place, before the last, knows the stored row
+ * is still right without serializing it again. `bytes`: what the entry is
+ * counted as against the cache's bound (see `cachedBytes`).
  */
 export type CachedSession = {
   version: number;
   head: string;
   texts: readonly string[];
-  messages: readonly (Msg | undefined)[];
-  sources: readonly (Msg | undefined)[];
+  messages: readonly Msg[];
   bytes: number;
 };
 
 /**
  * The memory an entry is counted as: its texts (two bytes a character in
  * memory) and the parsed messages next to them, taken as about twice that
- * again. An estimate, kept cheap: it is computed once per save or load.
+ * again. An estimate, kept cheap: `from` counts the texts from that
+ * position on only (a save adds the ones it wrote to what it knew).
  */
-export function cachedBytes(head: string, texts: readonly string[]): number {
+export function cachedBytes(head: string, texts: readonly string[], from = 0): number {
   let characters = head.length;
-  for (const text of texts) characters += text.length;
+  for (let position = from; position < texts.length; position++) {
+    characters += texts[position]?.length ?? 0;
+  }
   return characters * 6;
 }
 
