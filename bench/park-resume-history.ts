@@ -3,11 +3,12 @@
 // message and an answer with a tool call and a 1 KB result each), on SQLite
 // FULL and NORMAL and on Postgres.
 //
-// Parley: the session is seeded with one save by the store that then serves
-// it (the same process served it last, so its cache holds it), and each
-// round trip (park, resume) runs on that same session, which grows by one
-// turn each time. Floor: one row holding the JSON of the message list; each
-// half of a round trip reads it, parses it, appends, and writes it whole.
+// Parley: each round trip (park, resume) runs on a fresh session of exactly
+// that history, seeded before the timed runs (SQLite's WAL is checkpointed
+// then) by the store that serves it, whose cache is made big enough to hold
+// them all: the same process served each session last. Floor: one row
+// holding the JSON of the same message list; each half of a round trip
+// reads it, parses it, appends, and writes it whole.
 // Cold load: another store over the same data with no cache (as another
 // process would load it) against the floor's read and parse. Bytes written:
 // what the process hands to write(2) during Parley's round trips
@@ -26,6 +27,8 @@ import { ms, park, quantile, ratio, resume, sessionsOn } from './park-resume-wor
 
 const HISTORY = (process.env.HISTORY ?? '0,100,1000,10000').split(',').map(Number);
 const COLD_LOADS = 20;
+/** The serving store's cache bound here: every seeded session fits (2 GiB). */
+const CACHE_BYTES = 2 * 1024 ** 3;
 
 /** How many round trips to time at `turns` earlier turns (fewer where the floor is slow). */
 const roundsAt = (turns: number): number =>
@@ -86,6 +89,12 @@ export function seedState(sessionId: string, turns: number): AgentState {
     reply: null,
   };
 }
+
+/** CPU time (user + system) in ms since `start`. */
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 
 /** The bytes this process has handed to write(2) so far (Linux). */
 function bytesWritten(): number {
@@ -183,6 +192,8 @@ type Point = {
   turns: number;
   parley: number;
   floor: number;
+  parleyCpu: number;
+  floorCpu: number;
   coldParley: number;
   coldFloor: number;
   bytes: number;
@@ -194,29 +205,48 @@ async function measure(
   store: SessionStore,
   cold: SessionStore,
   floor: HistoryFloor,
+  settle: () => void,
 ): Promise<Point> {
-  const id = `history-${turns}-${globalThis.crypto.randomUUID()}`;
-  await store.save(id, seedState(id, turns), 0);
-  await floor.seed(id, JSON.stringify(history(turns)));
   const sessions = sessionsOn(store);
   const rounds = roundsAt(turns);
   const parleyTimes: number[] = [];
   const floorTimes: number[] = [];
+  const parleyCpu: number[] = [];
+  const floorCpu: number[] = [];
   let bytes = 0;
-  for (let round = -Math.ceil(rounds / 5); round < rounds; round++) {
+  const warmUp = Math.ceil(rounds / 5);
+  // Fresh sessions of exactly `turns` earlier turns, seeded before any is timed.
+  const seedText = JSON.stringify(history(turns));
+  const ids = Array.from(
+    { length: warmUp + rounds },
+    () => `history-${turns}-${globalThis.crypto.randomUUID()}`,
+  );
+  for (const id of ids) {
+    await store.save(id, seedState(id, turns), 0);
+    await floor.seed(id, seedText);
+  }
+  settle();
+  for (const [index, id] of ids.entries()) {
     const before = bytesWritten();
+    let cpu = process.cpuUsage();
     let start = performance.now();
     await resume(sessions, id, await park(sessions, id));
     const parleyTime = performance.now() - start;
+    const parleyUsed = cpuSince(cpu);
     const written = bytesWritten() - before;
+    cpu = process.cpuUsage();
     start = performance.now();
-    await floorRoundTrip(floor, id, round);
+    await floorRoundTrip(floor, id, index);
     const floorTime = performance.now() - start;
-    if (round < 0) continue; // warm-up
+    const floorUsed = cpuSince(cpu);
+    if (index < warmUp) continue;
     parleyTimes.push(parleyTime);
     floorTimes.push(floorTime);
+    parleyCpu.push(parleyUsed);
+    floorCpu.push(floorUsed);
     bytes += written;
   }
+  const id = ids.at(-1) ?? '';
   const coldParley: number[] = [];
   const coldFloor: number[] = [];
   for (let sample = 0; sample < COLD_LOADS; sample++) {
@@ -231,6 +261,8 @@ async function measure(
     turns,
     parley: quantile(parleyTimes, 0.5),
     floor: quantile(floorTimes, 0.5),
+    parleyCpu: quantile(parleyCpu, 0.5),
+    floorCpu: quantile(floorCpu, 0.5),
     coldParley: quantile(coldParley, 0.5),
     coldFloor: quantile(coldFloor, 0.5),
     bytes: bytes / rounds,
@@ -244,20 +276,26 @@ const verdict = (value: number, target: number): string =>
 function report(label: string, points: Point[], withBytes: boolean): void {
   console.log(`  ${label}, persist 'steps' (medians):`);
   console.log(
-    '    earlier turns | floor | Parley | Parley/floor | Parley/Parley@0 | cold load Parley | cold load floor' +
+    '    earlier turns | floor | Parley | Parley/floor | Parley/Parley@0 | CPU floor | CPU Parley | ' +
+      'CPU Parley/Parley@0 | cold load Parley | cold load floor' +
       (withBytes ? ' | bytes written per round trip' : ''),
   );
   const zero = points.find((point) => point.turns === 0);
   for (const point of points) {
     console.log(
       `    ${point.turns} | ${ms(point.floor)} | ${ms(point.parley)} | ${ratio(point.parley, point.floor)} | ` +
-        `${zero === undefined ? '-' : ratio(point.parley, zero.parley)} | ${ms(point.coldParley)} | ${ms(point.coldFloor)}` +
+        `${zero === undefined ? '-' : ratio(point.parley, zero.parley)} | ${ms(point.floorCpu)} | ` +
+        `${ms(point.parleyCpu)} | ${zero === undefined ? '-' : ratio(point.parleyCpu, zero.parleyCpu)} | ` +
+        `${ms(point.coldParley)} | ${ms(point.coldFloor)}` +
         (withBytes ? ` | ${(point.bytes / 1024).toFixed(1)} KB` : ''),
     );
   }
   const thousand = points.find((point) => point.turns === 1000);
   if (zero === undefined || thousand === undefined) return;
   console.log(`    round trip at 1,000 / at 0: ${verdict(thousand.parley / zero.parley, 1.5)}`);
+  console.log(
+    `    (CPU time of the round trip at 1,000 / at 0: ${ratio(thousand.parleyCpu, zero.parleyCpu)})`,
+  );
   console.log(
     `    round trip at 1,000 / floor at 1,000: ${verdict(thousand.parley / thousand.floor, 0.5)}`,
   );
@@ -278,13 +316,19 @@ export async function historyRuns(directory: string, url: string | undefined): P
     const points: Point[] = [];
     for (const turns of HISTORY) {
       const path = join(directory, `history-${synchronous}-${turns}.sqlite`);
-      const store = new SqliteSessionStore({ path, synchronous });
+      const store = new SqliteSessionStore({ path, synchronous, cacheBytes: CACHE_BYTES });
       const cold = new SqliteSessionStore({ path, cacheBytes: 0 });
-      const floor = new SqliteHistoryFloor(
-        join(directory, `history-floor-${synchronous}-${turns}.sqlite`),
-        synchronous,
-      );
-      points.push(await measure(turns, store, cold, floor));
+      const floorPath = join(directory, `history-floor-${synchronous}-${turns}.sqlite`);
+      const floor = new SqliteHistoryFloor(floorPath, synchronous);
+      // The seeds' pages are copied out of the WAL before the round trips, not during them.
+      const settle = (): void => {
+        for (const file of [path, floorPath]) {
+          const probe = new Database(file);
+          probe.pragma('wal_checkpoint(RESTART)');
+          probe.close();
+        }
+      };
+      points.push(await measure(turns, store, cold, floor, settle));
       await store.close();
       await cold.close();
       floor.close();
@@ -294,12 +338,14 @@ export async function historyRuns(directory: string, url: string | undefined): P
   if (url === undefined || url === '') return;
   const schema = `parley_history_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
   const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const store = await PostgresSessionStore.open({ pool, schema });
+  const store = await PostgresSessionStore.open({ pool, schema, cacheBytes: CACHE_BYTES });
   const cold = await PostgresSessionStore.open({ pool, schema, cacheBytes: 0 });
   const floor = await PgHistoryFloor.open(pool, schema);
   try {
     const points: Point[] = [];
-    for (const turns of HISTORY) points.push(await measure(turns, store, cold, floor));
+    for (const turns of HISTORY) {
+      points.push(await measure(turns, store, cold, floor, () => undefined));
+    }
     report('Postgres', points, false);
   } finally {
     await store.close();
