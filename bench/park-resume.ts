@@ -23,7 +23,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemorySessionStore } from '@parley/core';
+import { DEFAULT_SESSION_CACHE_BYTES, InMemorySessionStore } from '@parley/core';
 import type {
   AgentState,
   PersistSchedule,
@@ -325,6 +325,10 @@ async function sqliteRuns(directory: string): Promise<void> {
     `resume one of ${PARKED} (synchronous=FULL, ${RESUMES} random)`,
     { parley: timing(parleyTimes), floor: timing(floorTimes) },
     2,
+  );
+  console.log(
+    `  peak RSS so far (10,000 parked sessions served from one store, cache on, bound ` +
+      `${DEFAULT_SESSION_CACHE_BYTES / 1024 ** 2} MiB): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
   );
   await resumeStore.close();
   resumeFloor.close();
