@@ -1,8 +1,10 @@
-// Parley's side of the history axis alone, for a CPU profile: a session of
-// TURNS earlier turns (default 1,000) on SQLite (synchronous=NORMAL), served
-// by one store, ROUNDS round trips (default 300); then COLD loads by a store
-// with no cache. No floor runs in this process. SESSIONS (default 1): how
-// many sessions are seeded and served in turn.
+// Parley's side of the history axis alone (no floor in this process), for a
+// CPU profile and for the ratio at 1,000 earlier turns to 0 without the
+// floor's garbage in the same heap: for each of TURNS (default "0,1000"),
+// SESSIONS sessions (default 36) of that many earlier turns on SQLite
+// (synchronous=NORMAL), seeded up front by one store whose cache holds them
+// all, then ROUNDS round trips (default 144) serving them in turn; then
+// COLD loads (default 20) by a store with no cache.
 //
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/park-resume-profile.ts
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,40 +14,49 @@ import { SqliteSessionStore } from '@parley/store-sqlite';
 import { seedState } from './park-resume-history.js';
 import { ms, park, quantile, resume, sessionsOn } from './park-resume-workload.js';
 
-const TURNS = Number(process.env.TURNS ?? 1000);
-const ROUNDS = Number(process.env.ROUNDS ?? 300);
-const COLD = Number(process.env.COLD ?? 50);
+const TURNS = (process.env.TURNS ?? '0,1000').split(',').map(Number);
+const SESSIONS = Number(process.env.SESSIONS ?? 36);
+const ROUNDS = Number(process.env.ROUNDS ?? 144);
+const COLD = Number(process.env.COLD ?? 20);
 
 const directory = mkdtempSync(join(tmpdir(), 'parley-profile-'));
 try {
-  const path = join(directory, 'profile.sqlite');
-  const store = new SqliteSessionStore({ path, synchronous: 'NORMAL', cacheBytes: 2 * 1024 ** 3 });
-  // SESSIONS > 1: that many sessions seeded up front (all kept in the cache), served in turn.
-  const count = Number(process.env.SESSIONS ?? 1);
-  const ids = Array.from({ length: count }, (_, index) => `profiled-${index}`);
-  for (const seeded of ids) await store.save(seeded, seedState(seeded, TURNS), 0);
-  const id = ids[0] ?? 'profiled-0';
-  const sessions = sessionsOn(store);
-  const times: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const served = ids[round % count] ?? id;
-    const start = performance.now();
-    await resume(sessions, served, await park(sessions, served));
-    times.push(performance.now() - start);
+  const medians = new Map<number, number>();
+  for (const turns of TURNS) {
+    const path = join(directory, `profile-${turns}.sqlite`);
+    const store = new SqliteSessionStore({
+      path,
+      synchronous: 'NORMAL',
+      cacheBytes: 2 * 1024 ** 3,
+    });
+    const ids = Array.from({ length: SESSIONS }, (_, index) => `profiled-${index}`);
+    for (const id of ids) await store.save(id, seedState(id, turns), 0);
+    const sessions = sessionsOn(store);
+    const times: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const id = ids[round % SESSIONS] ?? 'profiled-0';
+      const start = performance.now();
+      await resume(sessions, id, await park(sessions, id));
+      times.push(performance.now() - start);
+    }
+    const cold = new SqliteSessionStore({ path, cacheBytes: 0 });
+    const loads: number[] = [];
+    for (let sample = 0; sample < COLD; sample++) {
+      const start = performance.now();
+      await cold.load(ids[0] ?? 'profiled-0');
+      loads.push(performance.now() - start);
+    }
+    const median = quantile(times, 0.5);
+    medians.set(turns, median);
+    const zero = medians.get(0);
+    console.log(
+      `${turns} earlier turns: round trip median ${ms(median)} (${ROUNDS})` +
+        (zero === undefined ? '' : `, ${(median / zero).toFixed(2)}× the one at 0`) +
+        `; cold load median ${ms(quantile(loads, 0.5))} (${COLD})`,
+    );
+    await store.close();
+    await cold.close();
   }
-  const cold = new SqliteSessionStore({ path, cacheBytes: 0 });
-  const loads: number[] = [];
-  for (let sample = 0; sample < COLD; sample++) {
-    const start = performance.now();
-    await cold.load(id);
-    loads.push(performance.now() - start);
-  }
-  console.log(
-    `${TURNS} earlier turns: round trip median ${ms(quantile(times, 0.5))} (${ROUNDS}), ` +
-      `cold load median ${ms(quantile(loads, 0.5))} (${COLD})`,
-  );
-  await store.close();
-  await cold.close();
 } finally {
   rmSync(directory, { recursive: true, force: true });
 }
