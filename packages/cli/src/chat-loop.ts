@@ -16,7 +16,6 @@ import type {
 import { askUserQuestions, promptAskUser } from './ask-user-prompt.js';
 import { MCP_ELICITATION, mcpElicitationResult } from '@parley/mcp';
 import { promptElicitation } from './elicitation-prompt.js';
-import { destructiveWarning } from './mcp-tools.js';
 import { promptConfirm } from './confirm-prompt.js';
 import { promptExternal } from './external-prompt.js';
 import { oneLine } from './format.js';
@@ -79,12 +78,11 @@ async function answer(waiting: WaitingCall, options: ChatLoopOptions): Promise<I
   const { screen, colors, toolkit } = options;
   const { replyId, toolCall } = waiting;
   if (waiting.kind === 'confirm') {
-    const result = await promptConfirm(toolCall, {
-      screen,
-      colors,
-      checkInput: (call, raw) => checkInput(toolkit, call, raw),
-      warningFor: (call) => destructiveWarning(toolkit, call),
-    });
+    const result = await promptConfirm(
+      toolCall,
+      { screen, colors, checkInput: (call, raw) => checkInput(toolkit, call, raw) },
+      waiting.ask,
+    );
     return userConfirmResultEvent({ replyId, confirmResults: [result] });
   }
   if (toolCall.name === MCP_ELICITATION) {

@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolCallBlock } from '@parley/core';
 import { parseElicitationCall } from '@parley/mcp';
 import { formFields, formatElicitation } from './elicitation-prompt.js';
-import { z } from 'zod';
-import { Toolkit, tool } from '@parley/core';
-import { formatConfirmRequest } from './confirm-prompt.js';
-import { destructiveWarning, loadMcpTools } from './mcp-tools.js';
+import { loadMcpTools } from './mcp-tools.js';
 import { parseCommandLine } from './args.js';
 import { plainColors } from './theme.js';
 
@@ -83,33 +80,5 @@ describe('MCP elicitation in the console', () => {
       code: 'mcp_config',
       message: expect.stringMatching(/^cannot read MCP config \/nonexistent\/parley-mcp\.json: /),
     });
-  });
-});
-
-describe('an MCP tool the server calls destructive', () => {
-  it('is flagged in the permission prompt; other tools are not', () => {
-    const plain = tool({
-      name: 'plain',
-      description: 'p',
-      input: z.object({}),
-      execute: () => 'ok',
-    });
-    const risky = {
-      ...tool({
-        name: 'mcp__fs__write_file',
-        description: 'w',
-        input: z.object({}),
-        execute: () => 'ok',
-      }),
-      isDestructive: () => true,
-    };
-    const toolkit = new Toolkit([plain, risky]);
-    const asking = { ...call({}), name: 'mcp__fs__write_file', state: 'asking' as const };
-    const warning = destructiveWarning(toolkit, asking);
-    expect(warning).toBe('the MCP server says this tool may change or delete data');
-    expect(destructiveWarning(toolkit, { ...asking, name: 'plain' })).toBeUndefined();
-    expect(formatConfirmRequest(asking, plainColors, 80, warning)).toContain(
-      '│ the MCP server says this tool may change or delete data',
-    );
   });
 });

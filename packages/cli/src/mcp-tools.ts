@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { AnyTool, ToolCallBlock, Toolkit } from '@parley/core';
+import type { AnyTool } from '@parley/core';
 
 /** The MCP servers' tools for a chat, and how to stop the servers afterwards. */
 export type McpToolSet = { tools: AnyTool[]; note: string; close: () => Promise<void> };
@@ -19,17 +19,4 @@ export async function loadMcpTools(path: string): Promise<McpToolSet> {
     note: `MCP: ${count} tool${count === 1 ? '' : 's'} from ${mcp.servers.join(', ')}`,
     close: () => mcp.close(),
   };
-}
-
-/**
- * The warning shown when an MCP tool the server says may change or delete
- * data asks for permission (its destructive hint, a claim of the server).
- */
-export function destructiveWarning(toolkit: Toolkit, toolCall: ToolCallBlock): string | undefined {
-  const found = toolkit.get(toolCall.name);
-  if (found === undefined || !('isDestructive' in found)) return undefined;
-  const check = found.isDestructive;
-  return typeof check === 'function' && check.call(found) === true
-    ? 'the MCP server says this tool may change or delete data'
-    : undefined;
 }

@@ -35,6 +35,7 @@ export const mcpTexts = {
     `<system-reminder>The MCP server '${server}' held this call open in a process that is gone, so the answer could not reach it; the call's outcome is unknown.</system-reminder>`,
   unsupportedInput: (server: string, method: string) =>
     `MCP server '${server}' asked for '${method}', which Parley does not provide; the call cannot go on.`,
+  destructiveReason: 'the MCP server says this tool may change or delete data',
   destructive: (name: string) =>
     `${permissionMessages.ask(name)} (the server says this tool may change or delete data)`,
 } as const;
@@ -253,7 +254,11 @@ export function createMcpTool(
 
   const checkPermissions = (): PermissionDecision =>
     isDestructive()
-      ? { behavior: 'ask', message: mcpTexts.destructive(name), decisionReason: 'destructiveHint' }
+      ? {
+          behavior: 'ask',
+          message: mcpTexts.destructive(name),
+          decisionReason: mcpTexts.destructiveReason,
+        }
       : { behavior: 'passthrough', message: '' };
 
   const built: McpTool = {

@@ -78,6 +78,7 @@ describe('server-filesystem under the permission engine (trusted server)', () =>
     expect(decision.message).toBe(
       'Permission required for mcp__fs__write_file (the server says this tool may change or delete data)',
     );
+    expect(decision.decisionReason).toBe('the MCP server says this tool may change or delete data');
     expect(decision.suggestedRules).toEqual([
       {
         toolName: 'mcp__fs__write_file',

@@ -79,6 +79,30 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // reply is running, or the row was written before leases).
     sql: (schema) => `ALTER TABLE ${schema}.sessions ADD COLUMN lease_until timestamptz;`,
   },
+  {
+    version: 5,
+    name: 'message rows',
+    // A session's messages move to rows of their own, so a save writes only
+    // the ones that changed; `sessions.state` keeps the head (the state
+    // without its messages) and `message_count` how many there are. A row
+    // whose `message_count` is NULL was written before: its `state` is the
+    // whole state, loaded as before and moved to rows by its next save (no
+    // rewrite of every session under the migration lock, and a corrupt
+    // state stays as it was). `written_version`: the save that wrote the
+    // row, so a load that holds an older version reads only the rows
+    // written since.
+    sql: (schema) => `
+      ALTER TABLE ${schema}.sessions ADD COLUMN message_count integer
+        CHECK (message_count >= 0);
+      CREATE TABLE ${schema}.session_messages (
+        session_id text NOT NULL,
+        position integer NOT NULL CHECK (position >= 0),
+        written_version integer NOT NULL,
+        digest text NOT NULL,
+        message text NOT NULL,
+        PRIMARY KEY (session_id, position)
+      );`,
+  },
 ];
 
 /**

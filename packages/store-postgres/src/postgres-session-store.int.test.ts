@@ -33,14 +33,18 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
       schema,
       channel: randomName('parley_channel'),
     });
+    const reopened: PostgresSessionStore[] = [];
     return {
       store,
       async corrupt(sessionId, rawText) {
         await admin().query(
           `INSERT INTO ${quoted}.sessions (id, version, state) VALUES ($1, 1, $2)
-           ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state`,
+           ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, message_count = NULL`,
           [sessionId, rawText],
         );
+        await admin().query(`DELETE FROM ${quoted}.session_messages WHERE session_id = $1`, [
+          sessionId,
+        ]);
       },
       async readRaw(sessionId) {
         const result = await admin().query<{ state: string; version: number }>(
@@ -48,7 +52,45 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
           [sessionId],
         );
         const row = result.rows[0];
-        return row === undefined ? undefined : { text: row.state, version: row.version };
+        if (row === undefined) return undefined;
+        const messages = await admin().query<{ message: string }>(
+          `SELECT message FROM ${quoted}.session_messages WHERE session_id = $1 ORDER BY position`,
+          [sessionId],
+        );
+        const texts = messages.rows.map(({ message }) => message);
+        return { text: [row.state, ...texts].join('\n'), version: row.version };
+      },
+      async messageVersions(sessionId) {
+        const result = await admin().query<{ written_version: number }>(
+          `SELECT written_version FROM ${quoted}.session_messages WHERE session_id = $1
+           ORDER BY position`,
+          [sessionId],
+        );
+        return result.rows.map((row) => row.written_version);
+      },
+      async tamperMessage(sessionId, position, change) {
+        const result = await admin().query<{ message: string }>(
+          `SELECT message FROM ${quoted}.session_messages WHERE session_id = $1 AND position = $2`,
+          [sessionId, position],
+        );
+        const row = result.rows[0];
+        if (row === undefined) throw new Error('no such row');
+        const text = change(row.message);
+        await (text === undefined
+          ? admin().query(
+              `DELETE FROM ${quoted}.session_messages WHERE session_id = $1 AND position = $2`,
+              [sessionId, position],
+            )
+          : admin().query(
+              `UPDATE ${quoted}.session_messages SET message = $3
+               WHERE session_id = $1 AND position = $2`,
+              [sessionId, position, text],
+            ));
+      },
+      async reopen() {
+        const other = new PostgresSessionStore({ connectionString, schema });
+        reopened.push(other);
+        return other;
       },
       async failAuditWrites() {
         await admin().query(`
@@ -59,6 +101,7 @@ describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
       },
       async close() {
         await store.close();
+        for (const other of reopened) await other.close();
         await admin().query(`DROP SCHEMA IF EXISTS ${quoted} CASCADE`);
       },
     };

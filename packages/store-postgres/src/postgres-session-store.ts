@@ -7,12 +7,12 @@ import type {
   StoredSession,
 } from '@parley/core';
 import {
-  serializeAgentState,
+  SessionCache,
   StaleSessionError,
-  decodeStoredSession,
+  decodeSessionRows,
   fromAuditRecordRow,
-  parkedDeadline,
   parseAuditRecord,
+  planSessionWrite,
   storedLease,
   toAuditRecordRow,
 } from '@parley/core';
@@ -29,15 +29,29 @@ import { saveStatement } from './save-statement.js';
  * missing). `channel`: the NOTIFY channel for changes (default
  * `'parley_session'`). `onError`: told about failures nobody awaits (an
  * idle pooled connection dropping, a subscription's connection failing, a
- * subscriber throwing); without it they are dropped.
+ * subscriber throwing); without it they are dropped. `cacheBytes`: the
+ * bound of the store's session cache (see `SessionCache`; default 64 MiB,
+ * 0 for none).
  */
 export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool: Pool }) & {
   schema?: string;
   channel?: string;
   onError?: (error: Error) => void;
+  cacheBytes?: number;
 };
 
-type SessionRow = { version: number; state: unknown; lease_until: string | null };
+/**
+ * A row of the load statement: the head row (`position` -1, with version,
+ * state, count and lease) or a message row (with its text and digest).
+ */
+type LoadRow = {
+  position: number;
+  version: number | null;
+  text: unknown;
+  message_count: number | null;
+  lease_until: string | null;
+  digest: unknown;
+};
 
 /** A timestamptz column as `toISOString()` writes it (UTC, milliseconds). */
 const isoText = (column: string): string =>
@@ -45,9 +59,11 @@ const isoText = (column: string): string =>
 
 /**
  * A durable `SessionStore` in PostgreSQL, for several server nodes sharing
- * sessions. A save is one statement, so one transaction and one round
- * trip: a version-checked write of the session row, the save's audit
- * records, and a `NOTIFY` of `'<sessionId>:<version>'` that other nodes
+ * sessions. A session is a head row (the state without its messages, its
+ * version, deadline and lease) and one row per message. A save is one
+ * statement, so one transaction and one round trip: a version-checked
+ * write of the head, the message rows that are new or changed, the save's
+ * audit records, and a `NOTIFY` of `'<sessionId>:<version>'` that other nodes
  * receive (through `subscribe`) only if it commits. The schema is migrated
  * on first use, or up front with `migrate()` / `PostgresSessionStore.open(...)`.
  *
@@ -59,7 +75,8 @@ export class PostgresSessionStore implements SessionStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly schemaName: string;
-  private readonly table: { sessions: string; audit: string; schema: string };
+  private readonly table: { sessions: string; messages: string; audit: string; schema: string };
+  private readonly cache: SessionCache;
   private readonly channel: string;
   private readonly onError: (error: Error) => void;
   private readonly subscriptions = new Set<SessionSubscription>();
@@ -68,6 +85,7 @@ export class PostgresSessionStore implements SessionStore {
 
   constructor(options: PostgresSessionStoreOptions) {
     this.onError = options.onError ?? (() => undefined);
+    this.cache = new SessionCache(options.cacheBytes);
     if ('pool' in options) {
       this.pool = options.pool;
       this.ownsPool = false;
@@ -79,7 +97,12 @@ export class PostgresSessionStore implements SessionStore {
     }
     this.schemaName = options.schema ?? 'public';
     const schema = escapeIdentifier(this.schemaName);
-    this.table = { schema, sessions: `${schema}.sessions`, audit: `${schema}.audit` };
+    this.table = {
+      schema,
+      sessions: `${schema}.sessions`,
+      messages: `${schema}.session_messages`,
+      audit: `${schema}.audit`,
+    };
     this.channel = options.channel ?? 'parley_session';
   }
 
@@ -110,16 +133,49 @@ export class PostgresSessionStore implements SessionStore {
     return this.migrated;
   }
 
+  /**
+   * One statement, so one snapshot: the head row and, when the version
+   * differs from the cached one, the message rows written since it (all
+   * of them when nothing is cached). A session cached at the stored
+   * version costs one small row.
+   */
   async load(sessionId: string): Promise<StoredSession | undefined> {
     await this.migrate();
-    const result = await this.pool.query<SessionRow>(
-      `SELECT version, state, ${isoText('lease_until')} AS lease_until
-       FROM ${this.table.sessions} WHERE id = $1`,
-      [sessionId],
+    const base = this.cache.get(sessionId);
+    const cached = base?.version ?? 0;
+    const result = await this.pool.query<LoadRow>(
+      `WITH head AS (
+         SELECT version, state, message_count, ${isoText('lease_until')} AS lease_until
+         FROM ${this.table.sessions} WHERE id = $1
+       )
+       SELECT -1 AS position, version, state AS text, message_count, lease_until,
+         NULL::text AS digest
+       FROM head
+       UNION ALL
+       SELECT m.position, NULL, m.message, NULL, NULL, m.digest
+       FROM head JOIN ${this.table.messages} m ON m.session_id = $1
+       WHERE head.message_count IS NOT NULL AND head.version <> $2
+         AND m.written_version > CASE WHEN head.version > $2 THEN $2 ELSE 0 END`,
+      [sessionId, cached],
     );
-    const row = result.rows[0];
-    if (row === undefined) return undefined;
-    return decodeStoredSession(sessionId, { ...row, leaseUntil: row.lease_until });
+    const head = result.rows.find((row) => row.position === -1);
+    if (head?.version === undefined || head.version === null) return undefined;
+    const since = head.version >= cached ? cached : 0;
+    const { session, entry } = decodeSessionRows(
+      sessionId,
+      {
+        version: head.version,
+        head: head.text,
+        messageCount: head.message_count,
+        leaseUntil: head.lease_until,
+        since,
+        rows: result.rows.filter((row) => row.position !== -1),
+      },
+      base,
+    );
+    if (entry === undefined) this.cache.delete(sessionId);
+    else this.cache.set(sessionId, entry);
+    return session;
   }
 
   async save(
@@ -131,17 +187,24 @@ export class PostgresSessionStore implements SessionStore {
     const records = (options.audit ?? []).map((record) =>
       toAuditRecordRow(parseAuditRecord(record, sessionId)),
     );
-    const text = serializeAgentState(state);
-    const deadline = parkedDeadline(state);
-    const lease = storedLease(options.leaseUntil);
+    const plan = planSessionWrite(
+      sessionId,
+      state,
+      expectedVersion,
+      options,
+      this.cache.get(sessionId),
+    );
     await this.migrate();
     if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
       const written = await this.pool.query<{ version: number }>(
         saveStatement(this.table, {
           sessionId,
-          state: text,
-          deadline,
-          leaseUntil: lease,
+          state: plan.head,
+          messageCount: plan.messageCount,
+          rows: plan.rows,
+          trim: plan.trim,
+          deadline: plan.deadline,
+          leaseUntil: plan.leaseUntil,
           expectedVersion,
           records,
           channel: this.channel,
@@ -150,7 +213,10 @@ export class PostgresSessionStore implements SessionStore {
         }),
       );
       const version = written.rows[0]?.version;
-      if (version !== undefined) return version;
+      if (version !== undefined) {
+        this.cache.set(sessionId, plan.entry);
+        return version;
+      }
     }
     // Only a stale save reads again, for the version it lost to.
     const current = await this.pool.query<{ version: number }>(

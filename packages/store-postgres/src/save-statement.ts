@@ -1,11 +1,14 @@
-import type { AuditRecordRow } from '@parley/core';
+import type { AuditRecordRow, MessageRow } from '@parley/core';
 
 /** The quoted names of the store's tables. */
-export type SaveTables = { sessions: string; audit: string };
+export type SaveTables = { sessions: string; messages: string; audit: string };
 
 /**
  * What one save writes. `expectedVersion` 0 creates the session; any other
- * value updates it if it still has that version. `payload` is the NOTIFY
+ * value updates it if it still has that version. `state` is the head (the
+ * state without its messages), `messageCount` how many messages it has,
+ * `rows` the message rows that are new or changed, `trim` whether rows at
+ * `messageCount` and beyond must go. `payload` is the NOTIFY
  * payload of the version the save makes. `relaxed`: commit without waiting
  * for the WAL flush; the next strict commit flushes it along (the WAL is
  * one sequence).
@@ -13,6 +16,9 @@ export type SaveTables = { sessions: string; audit: string };
 export type SaveWrite = {
   sessionId: string;
   state: string;
+  messageCount: number;
+  rows: readonly MessageRow[];
+  trim: boolean;
   deadline: string | null;
   leaseUntil: string | null;
   expectedVersion: number;
@@ -30,9 +36,11 @@ const AUDIT_COLUMNS =
 
 /**
  * The whole save as one statement (Postgres runs it atomically, in one
- * round trip): the version-checked write of the session row `RETURNING`
- * its new version, the audit records inserted in the order given only if
- * that write returned a row, and the NOTIFY selected from the same row. It
+ * round trip): the version-checked write of the session's head row
+ * `RETURNING` its new version; only if that write returned a row, the
+ * message rows upserted (as arrays, one parameter each), the rows past the
+ * new count deleted, and the audit records inserted in the order given;
+ * and the NOTIFY selected from the same row. It
  * returns one row, `{ version }`, or none when the version check failed
  * (and then writes nothing).
  */
@@ -46,15 +54,35 @@ export function saveStatement(tables: SaveTables, write: SaveWrite): SqlStatemen
   const state = parameter(write.state);
   const deadline = parameter(write.deadline);
   const lease = parameter(write.leaseUntil);
+  const count = parameter(write.messageCount);
   const written =
     write.expectedVersion === 0
-      ? `INSERT INTO ${tables.sessions} (id, version, state, deadline, lease_until)
-         VALUES (${id}, 1, ${state}, ${deadline}, ${lease}::timestamptz)
+      ? `INSERT INTO ${tables.sessions} (id, version, state, deadline, lease_until, message_count)
+         VALUES (${id}, 1, ${state}, ${deadline}, ${lease}::timestamptz, ${count}::integer)
          ON CONFLICT (id) DO NOTHING RETURNING version`
       : `UPDATE ${tables.sessions}
          SET state = ${state}, version = version + 1, updated_at = now(), deadline = ${deadline},
-           lease_until = ${lease}::timestamptz
+           lease_until = ${lease}::timestamptz, message_count = ${count}::integer
          WHERE id = ${id} AND version = ${parameter(write.expectedVersion)} RETURNING version`;
+  const messages =
+    write.rows.length === 0
+      ? ''
+      : `, messages AS (
+         INSERT INTO ${tables.messages} (session_id, position, written_version, digest, message)
+         SELECT ${id}, row.position, written.version, row.digest, row.message
+         FROM written, unnest(${parameter(write.rows.map((row) => row.position))}::integer[],
+           ${parameter(write.rows.map((row) => row.digest))}::text[],
+           ${parameter(write.rows.map((row) => row.text))}::text[]) AS row(position, digest, message)
+         ON CONFLICT (session_id, position) DO UPDATE SET written_version = EXCLUDED.written_version,
+           digest = EXCLUDED.digest, message = EXCLUDED.message
+       )`;
+  // Disjoint from the upserted rows (positions below the count), so one statement may do both.
+  const trimmed = write.trim
+    ? `, trimmed AS (
+         DELETE FROM ${tables.messages} WHERE session_id = ${id} AND position >= ${count}::integer
+           AND EXISTS (SELECT 1 FROM written)
+       )`
+    : '';
   const audited =
     write.records.length === 0
       ? ''
@@ -70,7 +98,7 @@ export function saveStatement(tables: SaveTables, write: SaveWrite): SqlStatemen
   const notify = `pg_notify(${parameter(write.channel)}, ${parameter(write.payload)})`;
   // set_config(..., true) is SET LOCAL: it lasts until this statement's own commit.
   const relax = write.relaxed ? ", set_config('synchronous_commit', 'off', true)" : '';
-  const text = `WITH written AS (${written})${audited}
+  const text = `WITH written AS (${written})${messages}${trimmed}${audited}
     SELECT version, ${notify}${relax} FROM written`;
   return { text, values };
 }

@@ -99,6 +99,28 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // reply is running, or the store was written before leases).
     sql: `ALTER TABLE sessions ADD COLUMN lease_until TEXT;`,
   },
+  {
+    version: 6,
+    name: 'message rows',
+    // A session's messages move to rows of their own, so a save writes only
+    // the ones that changed; `sessions.state` keeps the head (the state
+    // without its messages) and `message_count` how many there are. A row
+    // whose `message_count` is NULL was written before: its `state` is the
+    // whole state, loaded as before and moved to rows by its next save (no
+    // rewrite of every session here, and a corrupt state stays as it was).
+    // `written_version`: the save that wrote the row, so a load that holds
+    // an older version reads only the rows written since.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN message_count INTEGER CHECK (message_count >= 0);
+      CREATE TABLE session_messages (
+        session_id TEXT NOT NULL,
+        position INTEGER NOT NULL CHECK (position >= 0),
+        written_version INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (session_id, position)
+      ) STRICT;`,
+  },
 ];
 
 /**

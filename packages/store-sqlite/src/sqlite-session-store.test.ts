@@ -16,6 +16,7 @@ const temporaryPath = useTemporaryDatabases();
 describeSessionStoreConformance('SqliteSessionStore', async () => {
   const path = temporaryPath();
   const store = new SqliteSessionStore({ path });
+  const reopened: SqliteSessionStore[] = [];
   // A second connection to the same file: the harness's way behind the store's back.
   const raw = new Database(path);
   return {
@@ -24,9 +25,10 @@ describeSessionStoreConformance('SqliteSessionStore', async () => {
       raw
         .prepare(
           `INSERT INTO sessions (id, version, state, updated_at) VALUES (?, 1, ?, 'now')
-           ON CONFLICT (id) DO UPDATE SET state = excluded.state`,
+           ON CONFLICT (id) DO UPDATE SET state = excluded.state, message_count = NULL`,
         )
         .run(sessionId, rawText);
+      raw.prepare('DELETE FROM session_messages WHERE session_id = ?').run(sessionId);
     },
     async readRaw(sessionId) {
       const row = raw
@@ -34,7 +36,45 @@ describeSessionStoreConformance('SqliteSessionStore', async () => {
           'SELECT state, version FROM sessions WHERE id = ?',
         )
         .get(sessionId);
-      return row === undefined ? undefined : { text: row.state, version: row.version };
+      if (row === undefined) return undefined;
+      const messages = raw
+        .prepare<[string], { message: string }>(
+          'SELECT message FROM session_messages WHERE session_id = ? ORDER BY position',
+        )
+        .all(sessionId)
+        .map(({ message }) => message);
+      return { text: [row.state, ...messages].join('\n'), version: row.version };
+    },
+    async messageVersions(sessionId) {
+      return raw
+        .prepare<[string], { written_version: number }>(
+          'SELECT written_version FROM session_messages WHERE session_id = ? ORDER BY position',
+        )
+        .all(sessionId)
+        .map((row) => row.written_version);
+    },
+    async tamperMessage(sessionId, position, change) {
+      const row = raw
+        .prepare<[string, number], { message: string }>(
+          'SELECT message FROM session_messages WHERE session_id = ? AND position = ?',
+        )
+        .get(sessionId, position);
+      if (row === undefined) throw new Error('no such row');
+      const text = change(row.message);
+      if (text === undefined) {
+        raw
+          .prepare('DELETE FROM session_messages WHERE session_id = ? AND position = ?')
+          .run(sessionId, position);
+      } else {
+        raw
+          .prepare('UPDATE session_messages SET message = ? WHERE session_id = ? AND position = ?')
+          .run(text, sessionId, position);
+      }
+    },
+    async reopen() {
+      const other = new SqliteSessionStore({ path });
+      reopened.push(other);
+      return other;
     },
     async failAuditWrites() {
       raw.exec(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit
@@ -42,6 +82,7 @@ describeSessionStoreConformance('SqliteSessionStore', async () => {
     },
     async close() {
       await store.close();
+      for (const other of reopened) await other.close();
       raw.close();
     },
   };

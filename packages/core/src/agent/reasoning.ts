@@ -5,13 +5,23 @@ import type { ReplyRun } from './reply-run.js';
 import { contextOf } from './middleware.js';
 import { TurnAssembler } from './turn-assembler.js';
 
-/** The request the model sees: the context as it stands (arrays copied, blocks shared). */
+/**
+ * The request the model sees: the context as it stands. The list is a copy,
+ * and so is the reply message (the last, the only one the agent changes in
+ * place, with its block list copied, its blocks shared); the messages before
+ * it are never changed again, so they are shared rather than copied for
+ * every model call of a long session.
+ */
 export function buildRequest(run: ReplyRun): ChatRequest {
-  const messages: Msg[] = run.state.context.map((message) =>
-    typeof message.content === 'string'
-      ? { ...message }
-      : { ...message, content: message.content.slice() },
-  );
+  const messages: Msg[] = run.state.context.slice();
+  const last = messages.length - 1;
+  const reply = messages[last];
+  if (reply !== undefined) {
+    messages[last] =
+      typeof reply.content === 'string'
+        ? { ...reply }
+        : { ...reply, content: reply.content.slice() };
+  }
   return { systemPrompt: run.deps.systemPrompt, messages, tools: run.deps.toolkit.schemas() };
 }
 

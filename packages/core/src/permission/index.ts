@@ -9,3 +9,5 @@ export type {
 export { PermissionEngine, createPermissionContext } from './engine.js';
 export { permissionMessages } from './messages.js';
 export { ruleNameMatches } from './rule-name.js';
+export type { PermissionAsk } from './asks.js';
+export { findPermissionAsk, PERMISSION_ASKS_KEY } from './asks.js';

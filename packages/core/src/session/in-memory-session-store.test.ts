@@ -1,23 +1,40 @@
 import { describeSessionStoreConformance, sampleState } from '@parley/core/conformance';
 import { describe, expect, it } from 'vitest';
-import type { InMemorySessionTables } from './in-memory-session-store.js';
-import { InMemorySessionStore } from './in-memory-session-store.js';
+import type { InMemoryMessageRow } from './in-memory-session-store.js';
+import { InMemorySessionStore, emptySessionTables } from './in-memory-session-store.js';
 
-function emptyTables(): InMemorySessionTables {
-  return { sessions: new Map(), audit: new Map() };
-}
+const emptyTables = emptySessionTables;
 
 describeSessionStoreConformance('InMemorySessionStore', async () => {
   const tables = emptyTables();
+  const rowsOf = (sessionId: string): [number, InMemoryMessageRow][] =>
+    [...(tables.messages.get(sessionId) ?? [])].sort(([a], [b]) => a - b);
   return {
     store: new InMemorySessionStore({ tables }),
+    async messageVersions(sessionId) {
+      return rowsOf(sessionId).map(([, row]) => row.writtenVersion);
+    },
+    async tamperMessage(sessionId, position, change) {
+      const rows = tables.messages.get(sessionId);
+      const row = rows?.get(position);
+      if (rows === undefined || row === undefined) throw new Error('no such row');
+      const text = change(row.text);
+      if (text === undefined) rows.delete(position);
+      else rows.set(position, { ...row, text });
+    },
+    async reopen() {
+      return new InMemorySessionStore({ tables });
+    },
     async corrupt(sessionId, rawText) {
       const version = tables.sessions.get(sessionId)?.version ?? 1;
       tables.sessions.set(sessionId, { state: rawText, version });
+      tables.messages.delete(sessionId);
     },
     async readRaw(sessionId) {
       const stored = tables.sessions.get(sessionId);
-      return stored === undefined ? undefined : { text: stored.state, version: stored.version };
+      if (stored === undefined) return undefined;
+      const rows = rowsOf(sessionId).map(([, row]) => row.text);
+      return { text: [stored.state, ...rows].join('\n'), version: stored.version };
     },
     async close() {},
   };

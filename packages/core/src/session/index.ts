@@ -1,10 +1,18 @@
 export type { SaveOptions, SessionStore, StoredSession } from './session-store.js';
 export { parkedDeadline, storedLease } from './session-store.js';
 export type {
+  InMemoryMessageRow,
   InMemorySessionStoreOptions,
   InMemorySessionTables,
 } from './in-memory-session-store.js';
-export { InMemorySessionStore } from './in-memory-session-store.js';
+export { InMemorySessionStore, emptySessionTables } from './in-memory-session-store.js';
+export type { CachedSession } from './session-cache.js';
+export { DEFAULT_SESSION_CACHE_BYTES, SessionCache, cachedBytes } from './session-cache.js';
+export type { MessageRow, SessionWrite } from './message-rows.js';
+export { planSessionWrite } from './message-rows.js';
+export { messageDigest } from './stored-message.js';
+export type { StoredSessionRows } from './decode-session-rows.js';
+export { decodeSessionRows } from './decode-session-rows.js';
 export type { AuditDecision, AuditRecord } from './audit-record.js';
 export {
   AUDIT_DECISIONS,

@@ -38,11 +38,16 @@ export type SaveOptions = { audit?: AuditRecord[]; relaxed?: boolean; leaseUntil
  * otherwise it throws `StaleSessionError` and stores nothing, audit
  * records included. `load` refuses a corrupt stored state with
  * `InvalidStateError` and leaves it in place; the state it gives is
- * validated (`decodeStoredState` does both) and the caller's own, a fresh
- * object each time: the session runner changes it in place and hands it to
- * the agent without copying or validating it again. `save` must read `state`
- * (serialize it) before its first `await`: the agent goes on changing the
- * live state while a checkpoint is being written.
+ * validated (`decodeStoredState` does both, or `decodeSessionRows` for a
+ * store of message rows) and the caller's own, a fresh object each time,
+ * except for the messages before the last, which a store with a cache may
+ * share between loads: the session runner changes the state in place (the
+ * agent changes only the last message in place, and replaces or appends
+ * the others) and hands it to the agent without copying or validating it
+ * again. `save` must read `state` (serialize it) before its first `await`:
+ * the agent goes on changing the live state while a checkpoint is being
+ * written. Once saved, the messages before the last may be held by the
+ * store as they are: change them by replacing them, never in place.
  *
  * `listAudit` returns a session's audit records in the order they were
  * written (`[]` for an unknown session). It is optional so a minimal store

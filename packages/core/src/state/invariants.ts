@@ -14,7 +14,17 @@ export type StateProblem = { path: (string | number)[]; problem: string };
  * - every tool call listed as `executing` or `raised` is a call of the reply message.
  */
 export function findStateProblems(state: AgentState): StateProblem[] {
-  const problems = state.context.flatMap(duplicateToolCallIds);
+  return [...state.context.flatMap(findMessageProblems), ...findReplyProblems(state)];
+}
+
+/**
+ * The invariants of `findStateProblems` that concern the reply in progress
+ * and the last message only. A store that checked each message when it
+ * wrote it (with `findMessageProblems`) checks these on load, without a walk
+ * over the whole conversation.
+ */
+export function findReplyProblems(state: AgentState): StateProblem[] {
+  const problems: StateProblem[] = [];
   const reply = state.reply;
   if (reply === null) return problems;
   const lastIndex = state.context.length - 1;
@@ -62,7 +72,11 @@ function toolCallIds(message: Msg): string[] {
   return message.content.flatMap((block) => (block.type === 'tool_call' ? [block.id] : []));
 }
 
-function duplicateToolCallIds(message: Msg, messageIndex: number): StateProblem[] {
+/**
+ * The invariants of one message at `messageIndex` of the context: tool call
+ * ids are unique within it.
+ */
+export function findMessageProblems(message: Msg, messageIndex: number): StateProblem[] {
   if (typeof message.content === 'string') return [];
   const firstAt = new Map<string, number>();
   const problems: StateProblem[] = [];

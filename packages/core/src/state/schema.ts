@@ -45,6 +45,16 @@ const agentStateShape = z.strictObject({
 });
 
 /**
+ * Validates the head of a stored state: everything but `context` (see
+ * `parseStateHead`). Strict, like the whole state's schema; the invariants
+ * that tie the reply to the last message are checked once the messages are
+ * joined to it (`joinStateHead`).
+ */
+export const agentStateHeadSchema: z.ZodType<Omit<AgentState, 'context'>> = agentStateShape.omit({
+  context: true,
+});
+
+/**
  * Validates a `PermissionContext` (the permission part of a stored state),
  * filling in the lists the stored form left out.
  */

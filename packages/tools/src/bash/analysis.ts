@@ -5,7 +5,9 @@ import { parseScript } from './parse.js';
 import { loadBashParser, readyBashParser } from './parser.js';
 import { knownProgram, programBaseName } from './programs.js';
 import { isReadOnlyProgram, READ_ONLY_WITH_ANY_ARGUMENTS } from './read-only.js';
+import { commandReads, type ReadWord } from './read-targets.js';
 import { commandSafety } from './safety.js';
+import { secretExpansions } from './secret-expansions.js';
 import { parsePlainCommand } from './simple-parse.js';
 import type { Assignment, CommandKind, Hazard, ParsedScript, Redirect, Word } from './syntax.js';
 import {
@@ -19,6 +21,9 @@ import { unwrap, type WrapperKind } from './wrappers.js';
 
 /** A path a command changes, with how many `cd`s came before it (see `CommandAnalysis.directories`). */
 export type Target = TargetWord & { cdIndex: number };
+
+/** A path a command may read, with how many `cd`s came before it. */
+export type ReadTarget = ReadWord & { cdIndex: number };
 
 /** One simple command with everything the permission checks need to know about it. */
 export type AnalysedCommand = {
@@ -48,6 +53,8 @@ export type AnalysedCommand = {
   filesystem: boolean;
   /** Paths it changes: its own targets and its output redirections. */
   targets: Target[];
+  /** Paths it may read (see `commandReads`). */
+  reads: ReadTarget[];
   /** Why it is dangerous in any context (safety asks). */
   safety: string[];
 };
@@ -66,6 +73,8 @@ export type CommandAnalysis = {
   readOnly: boolean;
   /** Every path written or removed. */
   targets: Target[];
+  /** Every path that may be read. */
+  reads: ReadTarget[];
   /** The `cd`s of the line in order: a path, or undefined when unknown (`cd -`). */
   directories: (string | undefined)[];
 };
@@ -128,6 +137,7 @@ class Analyser {
     const safety = [
       ...this.hazards.map((hazard) => `${HAZARD_TEXT[hazard.kind]}: ${hazard.text.slice(0, 80)}`),
       ...this.all.flatMap((command) => command.safety),
+      ...secretExpansions(source),
     ];
     const targets = this.all.flatMap((command) => command.targets);
     return {
@@ -141,6 +151,7 @@ class Analyser {
         targets.length === 0 &&
         this.all.every((command) => command.readsOnly),
       targets,
+      reads: this.all.flatMap((command) => command.reads),
       directories: this.directories,
     };
   }
@@ -228,6 +239,10 @@ class Analyser {
       programReadsOnly,
       filesystem: kind === 'command' && isFilesystemCommand(program),
       targets,
+      reads: commandReads(kind, program, args, redirects, programReadsOnly, fed).map((read) => ({
+        ...read,
+        cdIndex,
+      })),
       safety: [
         ...commandSafety(kind === 'command' ? programBaseName(name) : name, args, assignments),
         ...(unwrapped?.kind === 'opaque' ? [`${program} runs code that cannot be analysed`] : []),

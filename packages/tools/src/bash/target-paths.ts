@@ -7,6 +7,7 @@ import {
 } from '../shared/dangerous-paths.js';
 import { absolutePath, realPath } from '../shared/paths.js';
 import type { CommandAnalysis, Target } from './analysis.js';
+import type { Word } from './syntax.js';
 
 /** A target path, as written (absolute) and with symlinks resolved. */
 export type ResolvedPath = { absolute: string; real: string };
@@ -35,6 +36,23 @@ export function resolveTargets(
   return analysis.targets.map((target) => ({
     target,
     paths: resolveTarget(target, directories[target.cdIndex], location),
+  }));
+}
+
+/**
+ * Resolves other words of the line (the paths it reads) the way targets are
+ * resolved: after the `cd`s before them, `~`, globs and symlinks; `paths`
+ * undefined when they cannot be known.
+ */
+export function resolveWords<Item extends { word: Word; cdIndex: number }>(
+  items: readonly Item[],
+  analysis: CommandAnalysis,
+  location: ShellLocation,
+): { item: Item; paths: ResolvedPath[] | undefined }[] {
+  const directories = possibleDirectories(analysis.directories, location);
+  return items.map((item) => ({
+    item,
+    paths: resolveTarget(item, directories[item.cdIndex], location),
   }));
 }
 
@@ -117,7 +135,7 @@ function possibleDirectories(
 }
 
 function resolveTarget(
-  target: Target,
+  target: { word: Word },
   directories: Set<string> | undefined,
   location: ShellLocation,
 ): ResolvedPath[] | undefined {

@@ -17,8 +17,31 @@ export type SessionStoreHarness = {
    * through the store, keeping its version (version 1 if it did not exist).
    */
   corrupt: (sessionId: string, rawText: string) => Promise<void>;
-  /** The stored state text and version of `sessionId`, read without the store. */
+  /**
+   * What is stored for `sessionId`, read without the store: its version, and
+   * as `text` the head row's text followed by each message row's, one a line.
+   */
   readRaw: (sessionId: string) => Promise<{ text: string; version: number } | undefined>;
+  /**
+   * The version that wrote each message row of `sessionId`, by position,
+   * read without the store.
+   */
+  messageVersions: (sessionId: string) => Promise<number[]>;
+  /**
+   * Changes message row `position` of `sessionId` behind the store's back,
+   * leaving its digest and the session's version alone: `change` gives the
+   * row's new text, or `undefined` to delete the row.
+   */
+  tamperMessage: (
+    sessionId: string,
+    position: number,
+    change: (text: string) => string | undefined,
+  ) => Promise<void>;
+  /**
+   * Another store over the same data, as another process would open it:
+   * nothing cached. The harness closes it with the first.
+   */
+  reopen: () => Promise<SessionStore>;
   /**
    * Optional: make every later audit insert fail inside the storage engine
    * (a trigger, say), to show that the state change rolls back with it.
@@ -101,6 +124,53 @@ export function sampleState(sessionId: string, step = 0): AgentState {
       parkedAt: '2025-01-02T03:04:06.000Z',
     },
   };
+}
+
+/**
+ * A long conversation of `sessionId` with no reply in progress: `turns`
+ * earlier turns, each a user message and an answer holding a tool call and
+ * its result of about 1 KB. `step` changes the last answer's text.
+ */
+export function historyState(sessionId: string, turns: number, step = 0): AgentState {
+  const state = sampleState(sessionId, step);
+  state.reply = null;
+  state.context = [];
+  for (let turn = 0; turn < turns; turn += 1) {
+    state.context.push(
+      {
+        id: `u${turn}`,
+        name: 'user',
+        role: 'user',
+        content: `Read file ${turn}`,
+        createdAt: '2025-01-02T03:04:05.006Z',
+      },
+      {
+        id: `a${turn}`,
+        name: 'assistant',
+        role: 'assistant',
+        finishedReason: 'completed',
+        content: [
+          {
+            type: 'tool_call',
+            id: `c${turn}`,
+            name: 'read',
+            input: '{"path":"a"}',
+            state: 'finished',
+            suggestedRules: [],
+          },
+          {
+            type: 'tool_result',
+            id: `c${turn}`,
+            name: 'read',
+            output: [{ type: 'text', text: `${turn} `.padEnd(1024, 'x') }],
+            state: 'success',
+          },
+          { type: 'text', text: turn === turns - 1 ? `done ${step}` : 'done' },
+        ],
+      },
+    );
+  }
+  return state;
 }
 
 /** A valid audit record of `sessionId`; `fields` overrides any of its fields. */

@@ -6,18 +6,19 @@
  * @example
  * describeSessionStoreConformance('SqliteSessionStore', async () => {
  *   const store = new SqliteSessionStore({ path });
- *   return { store, corrupt, readRaw, close: async () => store.close() };
+ *   return { store, corrupt, readRaw, messageVersions, tamperMessage, reopen, close };
  * });
  */
 import { afterEach, beforeEach, describe } from 'vitest';
 import { registerAuditCases } from './audit-cases.js';
 import { registerDueCases } from './due-cases.js';
+import { registerHistoryCases } from './history-cases.js';
 import { registerLeaseCases } from './lease-cases.js';
 import type { SessionStoreHarness } from './fixtures.js';
 import { registerStateCases } from './state-cases.js';
 
 export type { SessionStoreHarness } from './fixtures.js';
-export { freshSessionId, sampleAudit, sampleState } from './fixtures.js';
+export { freshSessionId, historyState, sampleAudit, sampleState } from './fixtures.js';
 
 /**
  * Registers the store conformance cases under `describe(name)`. `makeStore`
@@ -49,5 +50,6 @@ export function describeSessionStoreConformance(
     describe('audit records', () => registerAuditCases(current));
     describe('due deadlines', () => registerDueCases(current));
     describe('leases', () => registerLeaseCases(current));
+    describe('message rows', () => registerHistoryCases(current));
   });
 }

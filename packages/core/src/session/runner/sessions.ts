@@ -74,8 +74,9 @@ export type ExpirySweep = {
  * parked reply cannot both win: the loser gets `ConcurrentResumeError` (or
  * `StaleReplyError` when the winner's claim was already stored) and none of
  * its tools run. A tool call claimed by a process that stopped is never run
- * again (unless its tool is `idempotent`). Nothing is kept in memory between
- * calls, so any process can serve any call.
+ * again (unless its tool is `idempotent`). The runner keeps nothing between
+ * calls, and what a store caches is checked against the stored version on
+ * every load, so any process can serve any call.
  *
  * Within one `Sessions`, a session runs one reply at a time: a call on a
  * session it is running is refused at once with `SessionBusyError` (or,

@@ -11,7 +11,7 @@ import type { AgentState } from '../../state/index.js';
 import type { ToolCallBlock } from '../../message/index.js';
 import type { ChatChunk, ChatModel, ChatRequest } from '../../model/index.js';
 import type { AuditRecord } from '../audit-record.js';
-import { InMemorySessionStore } from '../in-memory-session-store.js';
+import { InMemorySessionStore, emptySessionTables } from '../in-memory-session-store.js';
 import type { InMemorySessionTables } from '../in-memory-session-store.js';
 import type { SaveOptions } from '../session-store.js';
 
@@ -28,7 +28,7 @@ export class RecordingStore extends InMemorySessionStore {
   readonly saves: SaveSeen[] = [];
   readonly raw: InMemorySessionTables;
 
-  constructor(tables: InMemorySessionTables = { sessions: new Map(), audit: new Map() }) {
+  constructor(tables: InMemorySessionTables = emptySessionTables()) {
     super({ tables });
     this.raw = tables;
   }

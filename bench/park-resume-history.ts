@@ -1,0 +1,356 @@
+// The history axis of bench/park-resume.ts: the same round trip on a
+// session that already holds 0, 100, 1,000 or 10,000 earlier turns (a user
+// message and an answer with a tool call and a 1 KB result each), on SQLite
+// FULL and NORMAL and on Postgres.
+//
+// Parley: each round trip (park, resume) runs on a fresh session of exactly
+// that history, seeded before the timed runs (SQLite's WAL is checkpointed
+// then) by the store that serves it, whose cache is made big enough to hold
+// them all: the same process served each session last. Floor: one row
+// holding the JSON of the same message list; each half of a round trip
+// reads it, parses it, appends, and writes it whole.
+// Cold load: another store over the same data with no cache (as another
+// process would load it) against the floor's read and parse. Bytes written:
+// what the process hands to write(2) during Parley's round trips
+// (/proc/self/io wchar: WAL frames and checkpoints), per round trip.
+//
+//   HISTORY=0,100,1000 npx tsx bench/park-resume.ts      (the axis alone: PARTS=history)
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentState, Msg, SessionStore } from '@parley/core';
+import { AGENT_STATE_VERSION } from '@parley/core';
+import { SqliteSessionStore } from '@parley/store-sqlite';
+import { PostgresSessionStore } from '@parley/store-postgres';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { ms, park, quantile, ratio, resume, sessionsOn } from './park-resume-workload.js';
+
+const HISTORY = (process.env.HISTORY ?? '0,100,1000,10000').split(',').map(Number);
+const COLD_LOADS = 20;
+/** The serving store's cache bound here: every seeded session fits (2 GiB). */
+const CACHE_BYTES = 2 * 1024 ** 3;
+
+/** How many round trips to time at `turns` earlier turns (fewer where the floor is slow). */
+const roundsAt = (turns: number): number =>
+  Number(process.env.HISTORY_ROUNDS ?? (turns <= 100 ? 100 : turns <= 1000 ? 40 : 8));
+
+const createdAt = '2026-12-03T10:00:00.000Z';
+const RESULT = 'x'.repeat(1024);
+
+/** `turns` earlier turns: a user message, then an answer with a tool call, its 1 KB result and a text. */
+function history(turns: number): Msg[] {
+  const messages: Msg[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    messages.push(
+      { id: `u${turn}`, name: 'user', role: 'user', content: `Read file ${turn}`, createdAt },
+      {
+        id: `a${turn}`,
+        name: 'assistant',
+        role: 'assistant',
+        createdAt,
+        finishedReason: 'completed',
+        content: [
+          {
+            type: 'tool_call',
+            id: `c${turn}`,
+            name: 'read_file',
+            input: `{"path":"notes/${turn}.txt"}`,
+            state: 'finished',
+            suggestedRules: [],
+          },
+          {
+            type: 'tool_result',
+            id: `c${turn}`,
+            name: 'read_file',
+            output: [{ type: 'text', text: RESULT }],
+            state: 'success',
+          },
+          { type: 'text', text: 'Read it.' },
+        ],
+      },
+    );
+  }
+  return messages;
+}
+
+/** A session state of `sessionId` holding `turns` earlier turns and nothing in progress. */
+export function seedState(sessionId: string, turns: number): AgentState {
+  return {
+    schemaVersion: AGENT_STATE_VERSION,
+    sessionId,
+    context: history(turns),
+    permission: {
+      mode: 'default',
+      workingDirectories: [],
+      allowRules: [],
+      denyRules: [],
+      askRules: [],
+    },
+    reply: null,
+  };
+}
+
+/** CPU time (user + system) in ms since `start`. */
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
+/** The bytes this process has handed to write(2) so far (Linux). */
+function bytesWritten(): number {
+  const match = /^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+  return match === null ? Number.NaN : Number(match[1]);
+}
+
+/** The floor: the message list as one JSON text, read, parsed, appended and written whole. */
+interface HistoryFloor {
+  seed(id: string, text: string): Promise<void>;
+  read(id: string): Promise<string>;
+  write(id: string, text: string): Promise<void>;
+}
+
+class SqliteHistoryFloor implements HistoryFloor {
+  private readonly database: Database.Database;
+  constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
+    this.database = new Database(path);
+    this.database.pragma('journal_mode = WAL');
+    this.database.pragma(`synchronous = ${synchronous}`);
+    this.database.exec('CREATE TABLE floor (id TEXT PRIMARY KEY, messages TEXT NOT NULL)');
+  }
+  async seed(id: string, text: string): Promise<void> {
+    this.database.prepare('INSERT INTO floor (id, messages) VALUES (?, ?)').run(id, text);
+  }
+  async read(id: string): Promise<string> {
+    const row = this.database
+      .prepare<[string], { messages: string }>('SELECT messages FROM floor WHERE id = ?')
+      .get(id);
+    if (row === undefined) throw new Error('missing');
+    return row.messages;
+  }
+  async write(id: string, text: string): Promise<void> {
+    this.database.prepare('UPDATE floor SET messages = ? WHERE id = ?').run(text, id);
+  }
+  close(): void {
+    this.database.close();
+  }
+}
+
+class PgHistoryFloor implements HistoryFloor {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly table: string,
+  ) {}
+  static async open(pool: pg.Pool, schema: string): Promise<PgHistoryFloor> {
+    const table = `${pg.escapeIdentifier(schema)}.history_floor`;
+    await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, messages text NOT NULL)`);
+    return new PgHistoryFloor(pool, table);
+  }
+  async seed(id: string, text: string): Promise<void> {
+    await this.pool.query(`INSERT INTO ${this.table} (id, messages) VALUES ($1, $2)`, [id, text]);
+  }
+  async read(id: string): Promise<string> {
+    const result = await this.pool.query<{ messages: string }>(
+      `SELECT messages FROM ${this.table} WHERE id = $1`,
+      [id],
+    );
+    const text = result.rows[0]?.messages;
+    if (text === undefined) throw new Error('missing');
+    return text;
+  }
+  async write(id: string, text: string): Promise<void> {
+    await this.pool.query(`UPDATE ${this.table} SET messages = $1 WHERE id = $2`, [text, id]);
+  }
+}
+
+/** Parsed JSON as a list (the floor trusts its own rows, as a hand-made loop would). */
+function parseList(text: string): unknown[] {
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value)) throw new Error('not a list');
+  return value;
+}
+
+/** The floor's round trip: the pause appends the user message and the call; the resume the result and the answer. */
+async function floorRoundTrip(floor: HistoryFloor, id: string, turn: number): Promise<void> {
+  const paused = parseList(await floor.read(id));
+  paused.push(
+    { id: `fu${turn}`, role: 'user', content: 'Write the note', createdAt },
+    {
+      id: `fa${turn}`,
+      role: 'assistant',
+      createdAt,
+      content: [{ type: 'tool_call', id: `fc${turn}`, name: 'write_file', input: '{}' }],
+    },
+  );
+  await floor.write(id, JSON.stringify(paused));
+  const resumed = parseList(await floor.read(id));
+  resumed.push({ type: 'tool_result', id: `fc${turn}`, output: 'ok', state: 'success' });
+  resumed.push({ type: 'text', text: 'done' });
+  await floor.write(id, JSON.stringify(resumed));
+}
+
+type Point = {
+  turns: number;
+  parley: number;
+  floor: number;
+  parleyCpu: number;
+  floorCpu: number;
+  coldParley: number;
+  coldFloor: number;
+  bytes: number;
+};
+
+/** One point of the axis: round trips, cold loads and bytes, Parley and floor interleaved. */
+async function measure(
+  turns: number,
+  store: SessionStore,
+  cold: SessionStore,
+  floor: HistoryFloor,
+  settle: () => void,
+): Promise<Point> {
+  const sessions = sessionsOn(store);
+  const rounds = roundsAt(turns);
+  const parleyTimes: number[] = [];
+  const floorTimes: number[] = [];
+  const parleyCpu: number[] = [];
+  const floorCpu: number[] = [];
+  let bytes = 0;
+  const warmUp = Math.ceil(rounds / 5);
+  // Fresh sessions of exactly `turns` earlier turns, seeded before any is timed.
+  const seedText = JSON.stringify(history(turns));
+  const ids = Array.from(
+    { length: warmUp + rounds },
+    () => `history-${turns}-${globalThis.crypto.randomUUID()}`,
+  );
+  for (const id of ids) {
+    await store.save(id, seedState(id, turns), 0);
+    await floor.seed(id, seedText);
+  }
+  settle();
+  for (const [index, id] of ids.entries()) {
+    const before = bytesWritten();
+    let cpu = process.cpuUsage();
+    let start = performance.now();
+    await resume(sessions, id, await park(sessions, id));
+    const parleyTime = performance.now() - start;
+    const parleyUsed = cpuSince(cpu);
+    const written = bytesWritten() - before;
+    cpu = process.cpuUsage();
+    start = performance.now();
+    await floorRoundTrip(floor, id, index);
+    const floorTime = performance.now() - start;
+    const floorUsed = cpuSince(cpu);
+    if (index < warmUp) continue;
+    parleyTimes.push(parleyTime);
+    floorTimes.push(floorTime);
+    parleyCpu.push(parleyUsed);
+    floorCpu.push(floorUsed);
+    bytes += written;
+  }
+  const id = ids.at(-1) ?? '';
+  const coldParley: number[] = [];
+  const coldFloor: number[] = [];
+  for (let sample = 0; sample < COLD_LOADS; sample++) {
+    let start = performance.now();
+    if ((await cold.load(id)) === undefined) throw new Error('not loaded');
+    coldParley.push(performance.now() - start);
+    start = performance.now();
+    parseList(await floor.read(id));
+    coldFloor.push(performance.now() - start);
+  }
+  return {
+    turns,
+    parley: quantile(parleyTimes, 0.5),
+    floor: quantile(floorTimes, 0.5),
+    parleyCpu: quantile(parleyCpu, 0.5),
+    floorCpu: quantile(floorCpu, 0.5),
+    coldParley: quantile(coldParley, 0.5),
+    coldFloor: quantile(coldFloor, 0.5),
+    bytes: bytes / rounds,
+  };
+}
+
+const verdict = (value: number, target: number): string =>
+  `${value.toFixed(2)}× (target ≤ ${target}×: ${value <= target ? 'met' : 'MISSED'})`;
+
+/** Prints the axis of one backend and its targets. */
+function report(label: string, points: Point[], withBytes: boolean): void {
+  console.log(`  ${label}, persist 'steps' (medians):`);
+  console.log(
+    '    earlier turns | floor | Parley | Parley/floor | Parley/Parley@0 | CPU floor | CPU Parley | ' +
+      'CPU Parley/Parley@0 | cold load Parley | cold load floor' +
+      (withBytes ? ' | bytes written per round trip' : ''),
+  );
+  const zero = points.find((point) => point.turns === 0);
+  for (const point of points) {
+    console.log(
+      `    ${point.turns} | ${ms(point.floor)} | ${ms(point.parley)} | ${ratio(point.parley, point.floor)} | ` +
+        `${zero === undefined ? '-' : ratio(point.parley, zero.parley)} | ${ms(point.floorCpu)} | ` +
+        `${ms(point.parleyCpu)} | ${zero === undefined ? '-' : ratio(point.parleyCpu, zero.parleyCpu)} | ` +
+        `${ms(point.coldParley)} | ${ms(point.coldFloor)}` +
+        (withBytes ? ` | ${(point.bytes / 1024).toFixed(1)} KB` : ''),
+    );
+  }
+  const thousand = points.find((point) => point.turns === 1000);
+  if (zero === undefined || thousand === undefined) return;
+  console.log(`    round trip at 1,000 / at 0: ${verdict(thousand.parley / zero.parley, 1.5)}`);
+  console.log(
+    `    (CPU time of the round trip at 1,000 / at 0: ${ratio(thousand.parleyCpu, zero.parleyCpu)})`,
+  );
+  console.log(
+    `    round trip at 1,000 / floor at 1,000: ${verdict(thousand.parley / thousand.floor, 0.5)}`,
+  );
+  console.log(
+    `    cold load at 1,000 / floor's: ${verdict(thousand.coldParley / thousand.coldFloor, 1)}`,
+  );
+  if (withBytes) {
+    console.log(
+      `    bytes per round trip at 1,000 / at 0: ${verdict(thousand.bytes / zero.bytes, 2)}`,
+    );
+  }
+}
+
+/** The history axis on SQLite (FULL, NORMAL) and, with `url`, on Postgres. */
+export async function historyRuns(directory: string, url: string | undefined): Promise<void> {
+  console.log(`History axis (${HISTORY.join(', ')} earlier turns, 1 KB tool result each):`);
+  for (const synchronous of ['FULL', 'NORMAL'] as const) {
+    const points: Point[] = [];
+    for (const turns of HISTORY) {
+      const path = join(directory, `history-${synchronous}-${turns}.sqlite`);
+      const store = new SqliteSessionStore({ path, synchronous, cacheBytes: CACHE_BYTES });
+      const cold = new SqliteSessionStore({ path, cacheBytes: 0 });
+      const floorPath = join(directory, `history-floor-${synchronous}-${turns}.sqlite`);
+      const floor = new SqliteHistoryFloor(floorPath, synchronous);
+      // The seeds' pages are copied out of the WAL before the round trips, not during them.
+      const settle = (): void => {
+        for (const file of [path, floorPath]) {
+          const probe = new Database(file);
+          probe.pragma('wal_checkpoint(RESTART)');
+          probe.close();
+        }
+      };
+      points.push(await measure(turns, store, cold, floor, settle));
+      await store.close();
+      await cold.close();
+      floor.close();
+    }
+    report(`SQLite synchronous=${synchronous}`, points, true);
+  }
+  if (url === undefined || url === '') return;
+  const schema = `parley_history_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const store = await PostgresSessionStore.open({ pool, schema, cacheBytes: CACHE_BYTES });
+  const cold = await PostgresSessionStore.open({ pool, schema, cacheBytes: 0 });
+  const floor = await PgHistoryFloor.open(pool, schema);
+  try {
+    const points: Point[] = [];
+    for (const turns of HISTORY) {
+      points.push(await measure(turns, store, cold, floor, () => undefined));
+    }
+    report('Postgres', points, false);
+  } finally {
+    await store.close();
+    await cold.close();
+    await pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await pool.end();
+  }
+}
