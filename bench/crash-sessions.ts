@@ -56,6 +56,7 @@ await build({
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3'],
+  conditions: ['@parley/source'],
   logLevel: 'warning',
 });
 

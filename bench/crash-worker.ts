@@ -7,7 +7,7 @@
 // interrupted, and records each tool run in side tables written by the tool
 // body itself, and each approval the runner acknowledged.
 //
-//   node --import tsx bench/crash-worker.ts <db path> <sessions> <rounds> [steps|boundaries]
+//   node --conditions=@parley/source --import tsx bench/crash-worker.ts <db path> <sessions> <rounds> [steps|boundaries]
 import { z } from 'zod';
 import { SessionBusyError, Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
 import type { ChatChunk, ChatModel, ChatRequest, SessionStore, ToolCallBlock } from '@parley/core';

@@ -29,6 +29,7 @@ export async function bundleWorker(entry: string): Promise<{ file: string; remov
     format: 'esm',
     target: 'node20',
     external: ['better-sqlite3', 'pg', 'pg-native'],
+    conditions: ['@parley/source'],
     logLevel: 'warning',
   });
   return { file, remove: () => rmSync(file, { force: true }) };

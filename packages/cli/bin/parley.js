@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// The `parley` command. Parley's packages ship TypeScript source, so the
-// command registers tsx's loader first and then runs the CLI's entry point.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/main.ts');
+// The `parley` command: runs the compiled CLI with plain node. In this
+// repository `npm ci` builds dist/ (the root `prepare` script); after a
+// source change, `npm run build` brings it up to date.
+import '../dist/main.js';

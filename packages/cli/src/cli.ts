@@ -1,5 +1,4 @@
 import { parseCommandLine, usage, UsageError } from './args.js';
-import { runChat } from './chat.js';
 import type { InterruptSource } from './chat-loop.js';
 import { ParleyError } from '@parley/core';
 import { ModelSpecError } from './model-spec.js';
@@ -43,6 +42,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       write(`${usage}\n`);
       return 0;
     }
+    // Loaded only now: the chat pulls in the model SDKs, the tools and the
+    // store, which `--help` does not need (bench/cli-start.ts).
+    const { runChat } = await import('./chat.js');
     const outcome = await runChat(command.args, {
       screen: { write, columns: () => process.stdout.columns || 80 },
       colors,

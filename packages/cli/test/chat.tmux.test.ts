@@ -20,7 +20,7 @@ import { externalResult } from '../src/external-prompt.js';
 import { encodeSession } from '../src/session-file.js';
 import { waitingCalls } from '../src/waiting-calls.js';
 import { startFakeOpenAI } from './fake-openai.js';
-import { TmuxTerminal, occurrences, parleyBin, tmuxAvailable } from './tmux.js';
+import { TmuxTerminal, occurrences, parleyCommand, tmuxAvailable } from './tmux.js';
 
 /*
  * End-to-end: the real `parley` binary in a pseudo terminal (tmux), driven
@@ -96,12 +96,12 @@ function result(file: SavedSession, id: string): ToolResultBlock | undefined {
   );
 }
 
-// Each test starts the real binary (TypeScript through tsx) once or twice: give it time.
+// Each test starts the command from source (TypeScript through tsx) once or twice: give it time.
 suite('parley chat in a terminal', { timeout: 180_000 }, () => {
   it('offers the demo without an API key, and a person clicks through all of it', async () => {
     const { directory, session, env } = await workspace();
     const t = terminal(env, directory);
-    t.start(['node', parleyBin, 'chat', '--session', session]);
+    t.start([...parleyCommand, 'chat', '--session', session]);
 
     await t.waitFor('No API key found');
     await t.waitFor('Run the scripted demo instead? (scripted demo — no model is called)');
@@ -198,7 +198,7 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
   it('edits an input, refuses without a reason, and reports a failed external run', async () => {
     const { directory, session, env } = await workspace();
     const t = terminal(env, directory);
-    t.start(['node', parleyBin, 'chat', '--model', 'scripted:demo', '--session', session]);
+    t.start([...parleyCommand, 'chat', '--model', 'scripted:demo', '--session', session]);
     await t.waitFor('› you');
     t.type('hi');
     t.press('Enter');
@@ -251,7 +251,7 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
   it('Ctrl-C at a prompt parks the reply and saves; --session later resumes it there', async () => {
     const { directory, session, env } = await workspace();
     const t = terminal(env, directory);
-    t.start(['node', parleyBin, 'chat', '--model', 'scripted:demo', '--session', session]);
+    t.start([...parleyCommand, 'chat', '--model', 'scripted:demo', '--session', session]);
     await t.waitFor('› you');
     t.type('hi');
     t.press('Enter');
@@ -266,7 +266,7 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
 
     // A new process, no --model: the session remembers it and shows the same prompt.
     const again = terminal(env, directory);
-    again.start(['node', parleyBin, 'chat', '--session', session]);
+    again.start([...parleyCommand, 'chat', '--session', session]);
     await again.waitFor('Resuming: the reply is waiting for you.');
     await again.waitFor('Allow write_note?');
     expect(again.screen()).not.toContain('No API key found');
@@ -288,8 +288,7 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
     t.start([
       'env',
       'PARLEY_DEMO_PACE_MS=80',
-      'node',
-      parleyBin,
+      ...parleyCommand,
       'chat',
       '--model',
       'scripted:demo',
@@ -319,14 +318,14 @@ suite('parley chat in a terminal', { timeout: 180_000 }, () => {
     await writeFile(json, await parkedAtAskUser(directory));
 
     const wide = terminal(env, directory, 120);
-    wide.start(['node', parleyBin, 'chat', '--session', json]);
+    wide.start([...parleyCommand, 'chat', '--session', json]);
     await wide.waitFor(`Copied it into ${session} (the JSON file is left as it was).`);
     const beside = await wide.waitFor('What should the notebook get next?');
     expect(beside).toMatch(/1\. Search \(Recommended\)\s+Find notes by a word\s+│ > search deploy/);
     wide.close();
 
     const narrow = terminal(env, directory, 50);
-    narrow.start(['node', parleyBin, 'chat', '--session', session]);
+    narrow.start([...parleyCommand, 'chat', '--session', session]);
     await narrow.waitFor('What should the notebook get next?');
     const below = await narrow.waitFor('│ > search deploy');
     const lines = below.split('\n');
@@ -407,8 +406,7 @@ suite('parley chat with a real model adapter', { timeout: 180_000 }, () => {
       const t = terminal(env, directory);
       const spec = `openai-compatible:${server.url}#fake`;
       t.start([
-        'node',
-        parleyBin,
+        ...parleyCommand,
         'chat',
         '--model',
         spec,
@@ -457,17 +455,7 @@ suite('parley chat with a real model adapter', { timeout: 180_000 }, () => {
       const { directory, session, env } = await workspace();
       const t = terminal(env, directory);
       const spec = `openai-compatible:${server.url}#fake`;
-      t.start([
-        'node',
-        parleyBin,
-        'chat',
-        '--model',
-        spec,
-        '--tools',
-        'none',
-        '--session',
-        session,
-      ]);
+      t.start([...parleyCommand, 'chat', '--model', spec, '--tools', 'none', '--session', session]);
       await t.waitFor(`parley chat · ${spec} · mode default`);
       expect(t.screen()).not.toContain('scripted demo');
       t.type('pick a color');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fake-openai.js';
-import { TmuxTerminal, parleyBin, tmuxAvailable } from './tmux.js';
+import { TmuxTerminal, parleyCommand, tmuxAvailable } from './tmux.js';
 
 /*
  * End-to-end: `parley chat --mcp` with a real MCP server (server-everything
@@ -63,7 +63,7 @@ suite('parley chat --mcp', { timeout: 180_000 }, () => {
       const t = new TmuxTerminal({ width: 120, height: 50, cwd: directory, env });
       terminals.push(t);
       const spec = `openai-compatible:${server.url}#fake`;
-      t.start(['node', parleyBin, 'chat', '--model', spec, '--tools', 'none', '--mcp', config]);
+      t.start([...parleyCommand, 'chat', '--model', spec, '--tools', 'none', '--mcp', config]);
       await t.waitFor(/MCP: \d+ tools from ev/);
       t.type('ask me something');
       t.press('Enter');

@@ -1,8 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** The `parley` bin, run with node exactly as `npx parley` runs it. */
-export const parleyBin = fileURLToPath(new URL('../bin/parley.js', import.meta.url));
+/**
+ * The `parley` command from source: node with the `@parley/source` condition
+ * runs src/main.ts through tsx, so these tests need no build. The packed
+ * tarball's compiled bin is driven the same way by the packed-install test.
+ */
+export const parleyCommand = [
+  'node',
+  '--conditions=@parley/source',
+  fileURLToPath(new URL('./parley-source.js', import.meta.url)),
+];
 
 /** Whether tmux can be run here. */
 export function tmuxAvailable(): boolean {

@@ -4,7 +4,7 @@
 // run in side tables of the test schema, written by the tool body itself, so
 // a double run shows up whatever the runner believes.
 //
-//   node --import tsx packages/store-postgres/test/resume-worker.ts <url> <schema> <worker name>
+//   node --conditions=@parley/source --import tsx packages/store-postgres/test/resume-worker.ts <url> <schema> <worker name>
 // (the test runs it bundled: see test-support/worker-pool.ts)
 import { createInterface } from 'node:readline';
 import { z } from 'zod';

@@ -4,7 +4,7 @@
 // run in side tables of the same database file, written by the tool body
 // itself, so a double run shows up whatever the runner believes.
 //
-//   node --import tsx packages/store-sqlite/test/resume-worker.ts <db path> <worker name>
+//   node --conditions=@parley/source --import tsx packages/store-sqlite/test/resume-worker.ts <db path> <worker name>
 // (the test runs it bundled: see test-support/worker-pool.ts)
 import { createInterface } from 'node:readline';
 import { z } from 'zod';

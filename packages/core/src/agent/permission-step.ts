@@ -59,19 +59,20 @@ export async function evaluateCall(
   if (!resolved.ok)
     return { ok: false, events: [...closeCall(run, call, resolved.error, 'error')] };
   const { tool, input } = resolved;
+  const inner = (context: PermissionCheckContext): Promise<PermissionDecision> =>
+    context.confirmedByUser
+      ? Promise.resolve({
+          behavior: 'allow',
+          message: agentTexts.alreadyAllowed,
+          decisionReason: 'user confirmation',
+        })
+      : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
   try {
     const copy = run.deps.copyFor.permission;
     decision = await compose(
       run.deps.permissionHooks,
-      (context: PermissionCheckContext): Promise<PermissionDecision> =>
-        context.confirmedByUser
-          ? Promise.resolve({
-              behavior: 'allow',
-              message: agentTexts.alreadyAllowed,
-              decisionReason: 'user confirmation',
-            })
-          : run.deps.engine.check(tool, input),
+      inner,
     )(
       contextOf(run.info, {
         toolCall: copy ? structuredClone(call) : call,

@@ -47,6 +47,9 @@ export class ReplyRun {
   /** Checkpoints called and not settled yet; while there are some, the next one waits. */
   private checkpointsPending = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
+  private readonly checkpointSettled = (): void => {
+    this.checkpointsPending -= 1;
+  };
   /** Tool lookups and parsed inputs, by tool name, then raw input (parsing is pure). */
   readonly resolved = new Map<string, Map<string, Resolved>>();
   /** Where each tool call sits in the reply message (blocks are appended or replaced, never moved). */
@@ -231,14 +234,7 @@ export class ReplyRun {
         ? hook(this.state, reason)
         : this.checkpointChain.then(() => hook(this.state, reason));
     this.checkpointsPending += 1;
-    this.checkpointChain = next.then(
-      () => this.checkpointSettled(),
-      () => this.checkpointSettled(),
-    );
+    this.checkpointChain = next.then(this.checkpointSettled, this.checkpointSettled);
     return next;
-  }
-
-  private checkpointSettled(): void {
-    this.checkpointsPending -= 1;
   }
 }

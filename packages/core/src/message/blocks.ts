@@ -53,5 +53,6 @@ export type ToolResultBlock = {
   metadata?: Record<string, unknown>;
 };
 
+/** Any block of a message's content. Discriminated on `type`. */
 export type ContentBlock =
   TextBlock | DataBlock | ThinkingBlock | HintBlock | ToolCallBlock | ToolResultBlock;

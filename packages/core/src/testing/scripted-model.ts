@@ -23,6 +23,7 @@ export type ScriptedTurn = {
 /** A turn, or a function of the request that makes one (to script reactions). */
 export type ScriptedStep = ScriptedTurn | ((request: ChatRequest) => ScriptedTurn);
 
+/** Options of `ScriptedModel`: its name, how it chunks its turns, what follows the last one. */
 export type ScriptedModelOptions = {
   name?: string;
   /** Split text, thinking and tool-call arguments into deltas of this many characters. */

@@ -82,8 +82,11 @@ export const askUserAnswerSchema = z
 /** The metadata of an `AskUser` result, for programs to branch on. */
 export const askUserMetadataSchema = z.object({ answers: z.array(askUserAnswerSchema) }).strict();
 
+/** The input of an `AskUser` call: the questions, each with its options. */
 export type AskUserInput = z.output<typeof askUserInputSchema>;
+/** One answer of an `AskUser` result: the labels chosen and/or the "Other" text. */
 export type AskUserAnswer = z.output<typeof askUserAnswerSchema>;
+/** The metadata of an `AskUser` result: one answer per question. */
 export type AskUserMetadata = z.output<typeof askUserMetadataSchema>;
 
 /** Checks answers against what was asked; returns the first problem, if any. */

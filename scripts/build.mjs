@@ -1,0 +1,23 @@
+// `npm run build` (and `prepare`, so `npm ci` leaves a working `parley`):
+// compiles every published workspace package with tsc to its dist/ folder,
+// dependencies first, in one `tsc --build` run so unchanged packages are
+// skipped. Each package's own tsconfig.build.json says what goes in.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import process from 'node:process';
+import { publishedPackages, root } from './workspace.mjs';
+
+const projects = publishedPackages().map((workspace) => {
+  const config = join(workspace.folder, 'tsconfig.build.json');
+  if (!existsSync(join(root, config))) {
+    throw new Error(`${workspace.name} is published but has no ${config}`);
+  }
+  return config;
+});
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const run = spawnSync(process.execPath, [tsc, '--build', ...projects, ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(run.status ?? 1);
