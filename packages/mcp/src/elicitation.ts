@@ -59,7 +59,9 @@ export const mcpElicitationMetadataSchema = z
   })
   .strict();
 
+/** An `McpElicitation` call's input: which server and tool ask, how (form or URL), and what. */
 export type McpElicitationInput = z.output<typeof mcpElicitationInputSchema>;
+/** An `McpElicitation` result's metadata: the person's action and, for an accepted form, its content. */
 export type McpElicitationMetadata = z.output<typeof mcpElicitationMetadataSchema>;
 /** What goes back to the server: MCP's `ElicitResult`. */
 export type McpElicitationAnswer = McpElicitationMetadata;
