@@ -2,6 +2,8 @@ import type { Redirect, Word } from './syntax.js';
 import { wordSuffix } from './syntax.js';
 import { isHarmlessSink } from '../shared/dangerous-paths.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
+import { keyValues, parseOptions, type FoundOption } from './option-table.js';
+import { optionTable } from './option-tables.js';
 
 /** `write`: the path is created or changed; `remove`: it is deleted. */
 export type TargetKind = 'write' | 'remove';
@@ -71,54 +73,39 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     case 'rmdir':
     case 'unlink':
     case 'shred':
-      return all(
-        scanArguments(args, { short: 'n', long: ['iterations', 'size'] }).operands,
-        'remove',
-      );
+      return read(program, args, (_, operands) => all(operands, 'remove'));
     case 'mkdir':
-      return all(scanArguments(args, { short: 'm', long: ['mode', 'context'] }).operands, 'write');
     case 'touch':
-      return all(
-        scanArguments(args, { short: 'rdt', long: ['reference', 'date', 'time'] }).operands,
-        'write',
-      );
-    case 'cp':
-    case 'mv':
-    case 'ln': {
-      const scanned = scanArguments(args, { short: 'tS', long: ['target-directory', 'suffix'] });
-      return all(
-        [...scanned.operands, ...optionValues(scanned, '-t', '--target-directory')],
-        'write',
-      );
-    }
-    case 'chmod':
-    case 'chown':
-    case 'chgrp': {
-      const scanned = scanArguments(args, { long: ['reference'] });
-      const byReference = scanned.options.some((option) => option.name === '--reference');
-      return all(scanned.operands.slice(byReference ? 0 : 1), 'write');
-    }
     case 'tee':
     case 'truncate':
-      return all(
-        scanArguments(args, { short: 'sr', long: ['size', 'reference'] }).operands,
-        'write',
+      return read(program, args, (_, operands) => all(operands, 'write'));
+    case 'cp':
+    case 'mv':
+    case 'ln':
+      return read(program, args, (options, operands) =>
+        all([...operands, ...keyValues({ options }, '-t')], 'write'),
+      );
+    case 'chmod':
+    case 'chown':
+    case 'chgrp':
+      return read(program, args, (options, operands) =>
+        all(
+          operands.slice(options.some((option) => option.key === '--reference') ? 0 : 1),
+          'write',
+        ),
       );
     case 'uniq':
+      return read(program, args, (_, operands) => all(operands.slice(1), 'write'));
     case 'xxd':
-      return all(scanArguments(args, { short: 'fswcgl' }).operands.slice(1), 'write');
+      return all(scanArguments(args, { short: 'cglnosR' }).operands.slice(1), 'write');
+    case 'sort':
+      return read(program, args, (options) => all(keyValues({ options }, '-o', '-T'), 'write'));
+    case 'tree':
+      return read(program, args, (options) => all(keyValues({ options }, '-o'), 'write'));
     case 'find':
       return findTargets(args);
     case 'git':
       return gitTargets(args);
-    case 'sort':
-      return outputs(
-        scanArguments(args, { short: 'otSk', long: ['output', 'temporary-directory', 'key'] }),
-        '-o',
-        '--output',
-      );
-    case 'tree':
-      return outputs(scanArguments(args, { short: 'oLPIH' }), '-o');
     case 'curl':
       return outputs(
         scanArguments(args, {
@@ -171,6 +158,33 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     default:
       return [];
   }
+}
+
+/** A path that cannot be known: no rule or mode grants it. */
+const UNKNOWN_PATH: Word = {
+  value: '',
+  text: '',
+  glob: false,
+  tilde: false,
+  dynamic: true,
+  literalPrefix: '',
+};
+
+/**
+ * The targets a program names, read with its full option table; when the
+ * arguments cannot be read (an unknown or ambiguous option), an unknown
+ * target, so that nothing is granted on a guess.
+ */
+function read(
+  program: string,
+  args: readonly Word[],
+  targets: (options: FoundOption[], operands: Word[]) => TargetWord[],
+): TargetWord[] {
+  const table = optionTable(program);
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok)
+    return [{ word: UNKNOWN_PATH, kind: 'write', via: 'argument' }];
+  return targets(parsed.options, parsed.operands);
 }
 
 function outputs(scanned: ScannedArguments, ...names: string[]): TargetWord[] {
