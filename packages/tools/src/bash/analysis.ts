@@ -50,6 +50,8 @@ export type AnalysedCommand = {
   targets: Target[];
   /** Why it is dangerous in any context (safety asks). */
   safety: string[];
+  /** The program name when it is a glob (`/bin/r?`): deny and ask rules take it as any program it may match. */
+  programGlob: string | undefined;
 };
 
 /** A command line, analysed: its sub-commands, everything it runs, and what it changes. */
@@ -208,9 +210,18 @@ class Analyser {
       .filter((assignment) => !isSafeVariable(assignment.name))
       .map(assignmentText);
     const tokens = [...envTokens, ...words.map((word) => word.text)];
+    const nameWord = words[0];
+    const globName = kind === 'command' && nameWord !== undefined && nameWord.glob;
+    const testRedirects = kind === 'test' && testWritesFile(words);
+    if (testRedirects) {
+      targets.push({ word: UNKNOWN_ARGUMENT, kind: 'write', via: 'redirect', cdIndex });
+    }
     const programReadsOnly =
-      kind !== 'command' ||
-      (assignments.every((assignment) => isSafeVariable(assignment.name)) &&
+      (kind === 'command' && words.length === 0) ||
+      (kind !== 'command' && !testRedirects) ||
+      (kind === 'command' &&
+        !globName &&
+        assignments.every((assignment) => isSafeVariable(assignment.name)) &&
         isReadOnlyProgram(program, args));
     const analysed: AnalysedCommand = {
       kind,
@@ -228,8 +239,10 @@ class Analyser {
       programReadsOnly,
       filesystem: kind === 'command' && isFilesystemCommand(program),
       targets,
+      programGlob: globName ? name : undefined,
       safety: [
         ...commandSafety(kind === 'command' ? programBaseName(name) : name, args, assignments),
+        ...(globName ? [`the program name ${name} is a pattern that may run any program`] : []),
         ...(unwrapped?.kind === 'opaque' ? [`${program} runs code that cannot be analysed`] : []),
       ],
     };
@@ -281,6 +294,14 @@ function withFedArguments(
       ? fed.map((word) => ({ word, kind, via: 'argument' as const, contents: true }))
       : [];
   return [...kept, ...extra];
+}
+
+/**
+ * Whether a `[ … ]` test holds an unquoted `<` or `>`: bash takes it as a
+ * redirection (`[ a > b ]` creates `b`), not as the comparison `[[ … ]]` makes.
+ */
+function testWritesFile(words: readonly Word[]): boolean {
+  return words[0]?.value === '[' && words.slice(1).some((word) => /[<>]/.test(word.text));
 }
 
 /** Whether the commands a wrapper runs only read (`xargs`/`find` feed them unknown arguments). */

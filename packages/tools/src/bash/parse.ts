@@ -217,6 +217,8 @@ class ScriptWalker implements WordSink {
     }
     const body = node.childForFieldName('body');
     if (body !== null) this.visit(body, [...own, ...inherited]);
+    // A redirection with no command (`> file`) still opens, creates or truncates its file.
+    else this.push('command', [], [], [...own, ...inherited]);
     for (const statement of statements) this.visit(statement, inherited);
   }
 

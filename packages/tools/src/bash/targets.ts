@@ -1,6 +1,5 @@
 import type { Redirect, Word } from './syntax.js';
 import { wordSuffix } from './syntax.js';
-import { isHarmlessSink } from '../shared/dangerous-paths.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
 import { keyValues, parseOptions, type FoundOption } from './option-table.js';
 import { optionTable } from './option-tables.js';
@@ -48,14 +47,26 @@ export function isFilesystemCommand(program: string): boolean {
 
 const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
-/** The files output redirections write to; `2>&1`, `>&2` and `/dev/null` write none. */
+/** bash's own network paths: a redirection from or to them opens a connection. */
+const NETWORK_PATH = /^\/+dev\/+(tcp|udp)(\/|$)/;
+
+/**
+ * The files redirections write to (`2>&1`, `>&2` and `/dev/null` write none),
+ * and, for any operator, a redirection to bash's `/dev/tcp` or `/dev/udp`
+ * (a network connection) or to a word that might be one (an expansion):
+ * those become unknown paths, which nothing grants.
+ */
 export function redirectTargets(redirects: readonly Redirect[]): TargetWord[] {
-  return redirects.flatMap((redirect) => {
+  return redirects.flatMap((redirect): TargetWord[] => {
     const target = redirect.target;
-    if (!OUTPUT_OPERATORS.has(redirect.operator) || target === undefined) return [];
-    if (redirect.operator === '>&' && /^(\d+|-)$/.test(target.value) && !target.dynamic) return [];
-    if (!target.dynamic && !target.glob && isHarmlessSink(target.value)) return [];
-    return [{ word: target, kind: 'write' as const, via: 'redirect' as const }];
+    if (target === undefined) return [];
+    const duplicates = redirect.operator === '>&' || redirect.operator === '<&';
+    if (duplicates && /^(\d+-?|-)$/.test(target.value) && !target.dynamic) return [];
+    if (NETWORK_PATH.test(target.value) || target.dynamic)
+      return [{ word: { ...target, dynamic: true }, kind: 'write', via: 'redirect' }];
+    if (!OUTPUT_OPERATORS.has(redirect.operator)) return [];
+    if (target.value === '/dev/null') return [];
+    return [{ word: target, kind: 'write', via: 'redirect' }];
   });
 }
 
