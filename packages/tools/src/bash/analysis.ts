@@ -4,7 +4,11 @@ import { isSafeVariable } from './env-vars.js';
 import { parseScript } from './parse.js';
 import { loadBashParser, readyBashParser } from './parser.js';
 import { knownProgram, programBaseName } from './programs.js';
-import { isReadOnlyProgram, READ_ONLY_WITH_ANY_ARGUMENTS } from './read-only.js';
+import {
+  isReadOnlyDeclaration,
+  isReadOnlyProgram,
+  READ_ONLY_WITH_ANY_ARGUMENTS,
+} from './read-only.js';
 import { commandSafety } from './safety.js';
 import { parsePlainCommand } from './simple-parse.js';
 import type { Assignment, CommandKind, Hazard, ParsedScript, Redirect, Word } from './syntax.js';
@@ -218,7 +222,9 @@ class Analyser {
     }
     const programReadsOnly =
       (kind === 'command' && words.length === 0) ||
-      (kind !== 'command' && !testRedirects) ||
+      kind === 'assignment' ||
+      (kind === 'test' && !testRedirects) ||
+      (kind === 'declaration' && isReadOnlyDeclaration(name, args)) ||
       (kind === 'command' &&
         !globName &&
         assignments.every((assignment) => isSafeVariable(assignment.name)) &&

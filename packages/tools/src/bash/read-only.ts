@@ -185,6 +185,19 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
 }
 
 /**
+ * Whether a `declare`/`typeset`/`export`/`readonly`/`local` only sets or
+ * marks the names it is given. With no name, or with `-p`/`-f`/`-F`, it
+ * prints variables or functions (`export -p`, `declare -x`), which may hold
+ * secrets, so it is not read-only. `unset` only removes.
+ */
+export function isReadOnlyDeclaration(keyword: string, args: readonly Word[]): boolean {
+  if (keyword === 'unset') return true;
+  const flags = args.filter((arg) => /^[-+]/.test(arg.value));
+  const names = args.filter((arg) => !/^[-+]/.test(arg.value));
+  return names.length > 0 && !flags.some((flag) => /[pfF]/.test(flag.value));
+}
+
+/**
  * Reads the arguments against the program's table and, when every option is
  * known and harmless, applies the program's own check. A glob that might
  * expand to an option (`sort *` in a directory holding a file `-o`) proves

@@ -2,6 +2,8 @@ import type { Assignment, Word } from './syntax.js';
 import { isDangerousVariable } from './env-vars.js';
 import { hasOption, scanArguments } from './options.js';
 import { sedScriptEffect } from './sed.js';
+import { hasKey, keyValues, parseOptions } from './option-table.js';
+import { optionTable } from './option-tables.js';
 
 /** Programs that are dangerous however they are called (SPEC section 7). */
 const DANGEROUS_PROGRAMS: Record<string, string> = {
@@ -169,7 +171,7 @@ function programSafety(
     case 'gawk':
     case 'mawk':
     case 'nawk':
-      return awkSafety(args);
+      return awkSafety(program, args);
     case 'git':
       return gitSafety(values);
     case 'npm':
@@ -186,21 +188,15 @@ function programSafety(
 }
 
 function sedSafety(args: readonly Word[]): string[] {
-  const scanned = scanArguments(args, {
-    short: 'efl',
-    long: ['expression', 'file', 'line-length'],
-  });
-  if (hasOption(scanned, '-i', '-I', '--in-place')) return ['sed -i writes files'];
-  if (hasOption(scanned, '-f', '--file'))
-    return ['sed -f runs a script file that cannot be analysed'];
-  if (hasOption(scanned, '--sandbox')) return [];
-  const expressions = scanned.options.filter(
-    (option) => option.name === '-e' || option.name === '--expression',
-  );
-  const scripts =
-    expressions.length > 0 ? expressions.map((option) => option.value) : [scanned.operands[0]];
+  const table = optionTable('sed');
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok) return ['sed options cannot be analysed'];
+  if (hasKey(parsed, '-i')) return ['sed -i writes files'];
+  if (hasKey(parsed, '-f')) return ['sed -f runs a script file that cannot be analysed'];
+  if (hasKey(parsed, '--sandbox')) return [];
+  const expressions = keyValues(parsed, '-e');
+  const scripts = expressions.length > 0 ? expressions : parsed.operands.slice(0, 1);
   for (const script of scripts) {
-    if (script === undefined) continue;
     const effect = script.dynamic ? 'unknown' : sedScriptEffect(script.value);
     if (effect === 'writes') return ['sed script writes files (w)'];
     if (effect === 'executes') return ['sed script runs commands (e)'];
@@ -209,18 +205,20 @@ function sedSafety(args: readonly Word[]): string[] {
   return [];
 }
 
-function awkSafety(args: readonly Word[]): string[] {
-  const scanned = scanArguments(args, {
-    short: 'Fvf',
-    long: ['field-separator', 'assign', 'file'],
-  });
-  if (hasOption(scanned, '-f', '--file'))
-    return ['awk -f runs a program file that cannot be analysed'];
-  const program = scanned.operands[0];
-  if (program === undefined) return [];
-  if (program.dynamic || /system|getline|\||@|`/.test(program.value))
-    return ['awk program can run commands'];
-  return [];
+/** awk options that run code from elsewhere: program files, includes, shared libraries, `-W exec`. */
+const AWK_CODE_OPTIONS = ['-f', '-E', '-i', '-l', '-W'];
+
+function awkSafety(program: string, args: readonly Word[]): string[] {
+  const table = optionTable(program);
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok) return ['awk options cannot be analysed'];
+  if (hasKey(parsed, ...AWK_CODE_OPTIONS))
+    return ['awk runs a program file or library that cannot be analysed'];
+  const sources = keyValues(parsed, '-e');
+  const programs = sources.length > 0 ? sources : parsed.operands.slice(0, 1);
+  return programs.some((text) => text.dynamic || /system|getline|\||@|`/.test(text.value))
+    ? ['awk program can run commands']
+    : [];
 }
 
 /** git options and subcommands that run a command of the caller's choosing. */
