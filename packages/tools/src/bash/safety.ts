@@ -244,7 +244,8 @@ function gitSafety(values: readonly string[]): string[] {
   const rest = values.slice(index + 1);
   if (
     rest.some(
-      (value) => /^--(upload-pack|receive-pack|exec)\b/.test(value) || /^(ext|fd)::/.test(value),
+      (value) =>
+        isGitLongPrefix(value, 'upload-pack', 'receive-pack', 'exec') || /^(ext|fd)::/.test(value),
     )
   ) {
     reasons.push('git option runs a command (--upload-pack, --exec, ext::)');
@@ -255,9 +256,15 @@ function gitSafety(values: readonly string[]): string[] {
   ) {
     reasons.push('git -u runs a command on the remote side');
   }
-  if (subcommand === 'grep' && rest.some((value) => /^(-O|--open-files-in-pager)/.test(value)))
+  if (
+    subcommand === 'grep' &&
+    rest.some((value) => /^-[^-]*O/.test(value) || isGitLongPrefix(value, 'open-files-in-pager'))
+  )
     reasons.push('git grep -O runs a pager');
-  if (subcommand === 'rebase' && rest.some((value) => /^(-x|--exec)/.test(value)))
+  if (
+    subcommand === 'rebase' &&
+    rest.some((value) => /^-x/.test(value) || isGitLongPrefix(value, 'exec'))
+  )
     reasons.push('git rebase --exec runs commands');
   if (subcommand === 'bisect' && rest[0] === 'run') reasons.push('git bisect run runs commands');
   if (subcommand === 'submodule' && rest.includes('foreach'))
@@ -272,6 +279,17 @@ function gitSafety(values: readonly string[]): string[] {
   if (subcommand === 'config' && isGitConfigWrite(rest))
     reasons.push('git config changes configuration that can run commands');
   return reasons;
+}
+
+/**
+ * Whether a word is one of these long options or a prefix of one that git's
+ * option parser would expand to it (`--upload=…`, `--open`): at least two
+ * letters, matched against the names only.
+ */
+function isGitLongPrefix(value: string, ...names: string[]): boolean {
+  const match = /^--([^=]{2,})/.exec(value);
+  const written = match?.[1];
+  return written !== undefined && names.some((name) => name.startsWith(written));
 }
 
 function isGitConfigWrite(rest: readonly string[]): boolean {
@@ -318,8 +336,10 @@ function isUnsafeMode(mode: string): boolean {
 /** The variable names a builtin will set (`read a b`, `printf -v name`). */
 function variableNames(program: string, values: readonly string[]): string[] {
   if (program === 'printf') {
-    const at = values.indexOf('-v');
-    return at === -1 ? [] : [values[at + 1] ?? ''];
+    // `-v NAME` or joined `-vNAME`, before the format.
+    const first = values[0] ?? '';
+    if (!first.startsWith('-v')) return [];
+    return [first === '-v' ? (values[1] ?? '') : first.slice(2)];
   }
   return values.filter((value) => !value.startsWith('-')).map((value) => value.split('=')[0] ?? '');
 }

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { globSync } from 'tinyglobby';
 import {
   dangerousPathReason,
-  isHarmlessSink,
   globMayMatchDangerousName,
   isDeviceWrite,
 } from '../shared/dangerous-paths.js';
@@ -19,6 +18,8 @@ export type ResolvedTarget = { target: Target; paths: ResolvedPath[] | undefined
 export type ShellLocation = { cwd: string; home: string };
 
 const MAX_DIRECTORIES = 32;
+/** The shell's own output streams: writing there writes no file. */
+const STANDARD_OUTPUT = /^\/dev\/(stdout|stderr|fd\/[12])$/;
 const MAX_GLOB_MATCHES = 500;
 
 /**
@@ -136,7 +137,7 @@ function resolveTarget(
   if (bases === undefined) return undefined;
   const paths: ResolvedPath[] = [];
   for (const base of bases) {
-    if (reachesProcess(base, word.value) && !isHarmlessSink(word.value)) return undefined;
+    if (reachesProcess(base, word.value) && !STANDARD_OUTPUT.test(word.value)) return undefined;
     if (!word.glob) {
       const full = absolutePath(base, word.value, location.home);
       paths.push({ absolute: full, real: realPath(full) });

@@ -256,16 +256,26 @@ function gitTargets(args: readonly Word[]): TargetWord[] {
   }
   const subcommand = args[index]?.value;
   const rest = args.slice(index + 1);
-  const scanned = scanArguments(rest, {
-    short: subcommand === 'format-patch' || subcommand === 'archive' ? 'o' : '',
-    long: ['output', 'output-directory'],
-  });
-  const names = [
-    '--output',
-    '--output-directory',
-    ...(subcommand === 'format-patch' || subcommand === 'archive' ? ['-o'] : []),
-  ];
-  return [...targets, ...outputs(scanned, ...names)];
+  // git's option parser takes any unambiguous prefix: `--out=x`, `--output-d x`.
+  const outputLong = (text: string): boolean => {
+    const name = /^--([^=]{2,})/.exec(text)?.[1];
+    return name !== undefined && ['output', 'output-directory'].some((o) => o.startsWith(name));
+  };
+  const shortOutput = subcommand === 'format-patch' || subcommand === 'archive';
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word === undefined || word.value === '--') break;
+    const text = word.value;
+    if (outputLong(text)) {
+      const value = text.includes('=') ? afterEquals(word) : rest[++i];
+      targets.push({ word: value ?? UNKNOWN_PATH, kind: 'write', via: 'argument' });
+    } else if (shortOutput && /^-[^-]*o/.test(text)) {
+      const at = text.indexOf('o');
+      const value = at === text.length - 1 ? rest[++i] : wordSuffix(word, at + 1);
+      targets.push({ word: value ?? UNKNOWN_PATH, kind: 'write', via: 'argument' });
+    }
+  }
+  return targets;
 }
 
 function afterEquals(word: Word): Word {
