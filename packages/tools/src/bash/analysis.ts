@@ -3,6 +3,7 @@ import { BoundedCache } from '../shared/bounded-cache.js';
 import { isSafeVariable } from './env-vars.js';
 import { parseScript } from './parse.js';
 import { loadBashParser, readyBashParser } from './parser.js';
+import { loadSecondParser, secondParserReady } from './second-parser.js';
 import { knownProgram, programBaseName } from './programs.js';
 import { isReadOnlyProgram, READ_ONLY_WITH_ANY_ARGUMENTS } from './read-only.js';
 import { commandSafety } from './safety.js';
@@ -72,6 +73,7 @@ export type CommandAnalysis = {
 
 const HAZARD_TEXT: Record<Hazard['kind'], string> = {
   'parse-error': 'the command could not be parsed',
+  'parse-disagreement': 'bash would not read the command the way it was analysed',
   'command-substitution': 'command substitution',
   'process-substitution': 'process substitution',
   expansion: 'variable expansion',
@@ -93,7 +95,10 @@ const MAX_CACHED_LENGTH = 16_384;
 /**
  * Analyses a command line with the bash grammar if it has loaded; before
  * that, only a plain single command can be read, and anything else gives
- * undefined (the caller then assumes the worst). Results are cached.
+ * undefined (the caller then assumes the worst). Until the second parser
+ * (mvdan/sh) has loaded too, a parsed line carries a `parse-disagreement`
+ * hazard, so it is never proven harmless. Results are cached once both are
+ * there.
  */
 export function analyseCommandLine(source: string): CommandAnalysis | undefined {
   const cached = cache.get(source);
@@ -104,13 +109,19 @@ export function analyseCommandLine(source: string): CommandAnalysis | undefined 
   const parsed = parse(source);
   if (parsed === undefined) return undefined;
   const analysis = new Analyser(parse).analyse(source, parsed);
-  if (parser !== undefined && source.length <= MAX_CACHED_LENGTH) cache.set(source, analysis);
+  // Before the second parser is there, nothing is proven: such an answer is not kept.
+  if (parser !== undefined && secondParserReady() && source.length <= MAX_CACHED_LENGTH)
+    cache.set(source, analysis);
   return analysis;
 }
 
-/** Loads the grammar if needed, then analyses the command line. */
+/**
+ * Loads the grammar and the second parser if needed, then analyses the
+ * command line. A second parser that fails to load leaves every line
+ * unproven (a safety ask), not unanalysed.
+ */
 export async function analyseCommandLineAsync(source: string): Promise<CommandAnalysis> {
-  await loadBashParser();
+  await Promise.all([loadBashParser(), loadSecondParser().catch(() => undefined)]);
   const analysis = analyseCommandLine(source);
   if (analysis === undefined) throw new CommandAnalysisError('The bash grammar is not available.');
   return analysis;
