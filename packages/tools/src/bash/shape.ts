@@ -96,8 +96,16 @@ function command(node: Node, shape: ShellShape): void {
 }
 
 function redirect(node: Node, shape: ShellShape): void {
-  const operator = node.children.find((child) => child !== null && !child.isNamed)?.type ?? '?';
+  const token = node.children.find((child) => child !== null && !child.isNamed);
   const descriptor = node.childForFieldName('descriptor')?.text ?? '';
+  // tree-sitter reads `<&-` and `>&-` as one token; mvdan/sh as `<&` and the word `-`.
+  if (token && /^[<>]&-$/.test(token.type)) {
+    shape.redirects.push(
+      `${descriptor}${token.type.slice(0, 2)} ${token.endIndex - 1}-${token.endIndex}`,
+    );
+    return;
+  }
+  const operator = token?.type ?? '?';
   let target: Node | null = null;
   for (const child of node.namedChildren) {
     if (child === null) continue;

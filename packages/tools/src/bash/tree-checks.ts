@@ -6,7 +6,7 @@ import type { Hazard } from './syntax.js';
  * to read a line differently from bash (ADR tools-0004), and for anything it
  * skipped. Each finding is a hazard, so the line is never proven harmless:
  *
- * - a node tree-sitter made up (MISSING) to finish the parse;
+ * - an ERROR node, or a node tree-sitter made up (MISSING) to finish the parse;
  * - an ANSI-C string (`$'…'`) that bash ends elsewhere: bash skips the
  *   character after every backslash, so `$'\\'` ends at its second quote;
  * - a here-document whose delimiter bash reads differently: bash joins a
@@ -21,6 +21,7 @@ export function treeDifferences(root: Node, source: string): Hazard[] {
   const leaves: [number, number][] = [];
   const walk = (node: Node): void => {
     if (node.isMissing) found.push({ kind: 'parse-error', text: `missing ${node.type}` });
+    if (node.isError) found.push({ kind: 'parse-error', text: node.text.slice(0, 40) });
     const check = NODE_CHECKS[node.type];
     const problem = check?.(node);
     if (problem !== undefined) found.push({ kind: problem.kind, text: problem.text });
@@ -76,8 +77,15 @@ const NODE_CHECKS: Record<string, (node: Node) => Problem> = {
       ? undefined
       : { kind: 'parse-disagreement', text: `bash ends ${node.text.slice(0, 40)} elsewhere` },
   heredoc_redirect: heredocProblem,
+  heredoc_start: (node) =>
+    node.text.includes('\\\n')
+      ? { kind: 'parse-disagreement', text: `bash joins the here-document delimiter ${node.text}` }
+      : undefined,
   test_command: (node) => testProblem(node),
   command: commandProblem,
+  unset_command: (node) => subscriptProblem(node.namedChildren.map((child) => child?.text ?? '')),
+  declaration_command: (node) =>
+    subscriptProblem(node.namedChildren.map((child) => child?.text ?? '')),
 };
 
 /** How long bash's `$'…'` starting the text is: a backslash always takes the next character. */
