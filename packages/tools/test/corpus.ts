@@ -31,6 +31,10 @@ const bashEntry = z.object({
   command: z.string(),
   deny: z.array(z.string()).optional(),
   ask: z.array(z.string()).optional(),
+  /** Bash allow rules used instead of the sandbox's (`git:*`, `npm run:*`, `ls:*`, `cat:*`). */
+  allow: z.array(z.string()).optional(),
+  /** The issue #10 class a case belongs to (`2-redirect` … `6-suggestion`), or `control` for a harmless command. */
+  class: z.string().optional(),
   ...expectation,
 });
 const fileEntry = z.object({

@@ -21,10 +21,18 @@ function engineFor(
   deny: PermissionRule[],
   ask: PermissionRule[],
 ): PermissionEngine {
+  const allow = 'allow' in entry ? entry.allow : undefined;
+  const base = sandbox.allowRules(entry.fileRules ?? true);
   return new PermissionEngine({
     mode: entry.mode ?? 'default',
     workingDirectories: [sandbox.project],
-    allowRules: sandbox.allowRules(entry.fileRules ?? true),
+    allowRules:
+      allow === undefined
+        ? base
+        : [
+            ...base.filter((rule) => rule.toolName !== 'Bash'),
+            ...allow.map((content) => bashRule('allow', content)),
+          ],
     denyRules: deny,
     askRules: ask,
   });

@@ -12,6 +12,7 @@ import type {
 } from '@parley/core';
 import { analyseCommandLine, analyseCommandLineAsync, type CommandAnalysis } from './analysis.js';
 import { loadBashParser } from './parser.js';
+import { loadSecondParser } from './second-parser.js';
 import { decideBash } from './permissions.js';
 import { bashRuleMatches } from './rules.js';
 import { runCommand } from './run-command.js';
@@ -87,6 +88,7 @@ export class Bash implements Tool<BashInput> {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.env = { ...options.env };
     loadBashParser().catch(() => undefined);
+    loadSecondParser().catch(() => undefined);
   }
 
   /** The JSON Schema the model sees. */

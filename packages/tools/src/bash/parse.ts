@@ -9,6 +9,9 @@ import type {
   Word,
 } from './syntax.js';
 import { literalWord } from './syntax.js';
+import { secondParserShape } from './second-parser.js';
+import { shapeDifference, treeShape } from './shape.js';
+import { treeDifferences } from './tree-checks.js';
 import { decodeWord, decodeWords, type WordSink } from './words.js';
 
 /** Statements that group others without hiding anything: walked through. */
@@ -134,6 +137,13 @@ export function parseScript(parser: Parser, source: string): ParsedScript {
         });
       }
     }
+    walker.hazards.push(...treeDifferences(root, source));
+    // Only a line with nothing else to ask about is compared: the rest asks anyway.
+    if (walker.hazards.length === 0) {
+      const difference = crossCheck(root, source);
+      if (difference !== undefined)
+        walker.hazards.push({ kind: 'parse-disagreement', text: difference });
+    }
   } finally {
     tree.delete();
   }
@@ -217,6 +227,8 @@ class ScriptWalker implements WordSink {
     }
     const body = node.childForFieldName('body');
     if (body !== null) this.visit(body, [...own, ...inherited]);
+    // A redirection with no command (`> file`) still opens, creates or truncates its file.
+    else this.push('command', [], [], [...own, ...inherited]);
     for (const statement of statements) this.visit(statement, inherited);
   }
 
@@ -317,6 +329,16 @@ class ScriptWalker implements WordSink {
       },
     ];
   }
+}
+
+/**
+ * Where the second parser (mvdan/sh) reads the line differently from
+ * tree-sitter-bash, or why it could not be asked; undefined when they agree.
+ */
+function crossCheck(root: Node, source: string): string | undefined {
+  const second = secondParserShape(source);
+  if (second === undefined) return 'the second parser has not loaded';
+  return shapeDifference(treeShape(root), second);
 }
 
 /** Indexes of backslash-newline pairs whose backslash is not itself escaped. */

@@ -1,5 +1,6 @@
 import type { PermissionRule } from '@parley/core';
 import type { AnalysedCommand } from './analysis.js';
+import { programBaseName } from './programs.js';
 import { escapeRuleText } from './rules.js';
 
 /** At most this many rules are suggested for one call (SPEC section 7). */
@@ -15,6 +16,7 @@ export const MAX_SUGGESTIONS = 5;
 export function prefixRule(command: AnalysedCommand): PermissionRule | undefined {
   const words = command.tokens.slice(command.envTokens);
   if (words.length < 2) return undefined;
+  if (!interpreterMaySuggest(command.program, words)) return undefined;
   const prefix = [...command.tokens.slice(0, command.envTokens), words[0] ?? ''];
   for (const word of words.slice(1)) {
     prefix.push(word);
@@ -26,6 +28,31 @@ export function prefixRule(command: AnalysedCommand): PermissionRule | undefined
     behavior: 'allow',
     source: 'suggested',
   };
+}
+
+/** Programs that run code they are given inline (`awk PROGRAM`, `sh -c`): no prefix of theirs is safe to allow. */
+const INLINE_CODE =
+  /^(awk|gawk|mawk|nawk|sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|busybox|expect)$/;
+
+/** Interpreters that run a script file, and also take code or code to load through options (`-e`, `-c`, `-r FILE`, `--require`). */
+const INTERPRETERS =
+  /^(node|nodejs|deno|bun|tsx|ts-node|npx|perl[0-9.]*|python[0-9.]*|pypy[0-9.]*|ruby|irb|php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|tclsh[0-9.]*|wish|osascript|pwsh|powershell|java|jshell|groovy|scala|kotlin|elixir|iex|erl|escript|julia|ghci|runghc|swift)$/;
+
+/**
+ * Whether a suggestion may be made for an interpreter's call. A prefix that
+ * ends in the interpreter's options (`node -e '…':*`, `perl -e '…':*`) would
+ * also allow a later call that adds another `-e` or a `-r FILE`, so none is
+ * suggested; a script file (`node build.js:*`) or a module (`python -m
+ * pytest:*`) names what runs, and arguments after it go to the script.
+ * Inline-code programs (`awk`, shells) get no suggestion at all.
+ */
+function interpreterMaySuggest(program: string, words: readonly string[]): boolean {
+  const name = programBaseName(program);
+  if (INLINE_CODE.test(name)) return false;
+  if (!INTERPRETERS.test(name)) return true;
+  const second = words[1] ?? '';
+  if (!second.startsWith('-')) return true;
+  return /^python|^pypy/.test(name) && second === '-m' && !(words[2] ?? '-').startsWith('-');
 }
 
 /**

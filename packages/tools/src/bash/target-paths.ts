@@ -18,6 +18,8 @@ export type ResolvedTarget = { target: Target; paths: ResolvedPath[] | undefined
 export type ShellLocation = { cwd: string; home: string };
 
 const MAX_DIRECTORIES = 32;
+/** The shell's own output streams: writing there writes no file. */
+const STANDARD_OUTPUT = /^\/dev\/(stdout|stderr|fd\/[12])$/;
 const MAX_GLOB_MATCHES = 500;
 
 /**
@@ -105,9 +107,12 @@ function possibleDirectories(
   const result: (Set<string> | undefined)[] = [current];
   for (const change of changes) {
     if (current !== undefined && change !== undefined && isKnownHome(change)) {
-      const next: Set<string> = new Set(current);
-      for (const directory of current) next.add(absolutePath(directory, change, location.home));
-      current = next.size > MAX_DIRECTORIES ? undefined : next;
+      const next: Set<string> | undefined = new Set(current);
+      for (const directory of current) {
+        if (reachesProcess(directory, change)) current = undefined;
+        else next.add(absolutePath(directory, change, location.home));
+      }
+      current = current === undefined || next.size > MAX_DIRECTORIES ? undefined : next;
     } else {
       current = undefined;
     }
@@ -132,6 +137,7 @@ function resolveTarget(
   if (bases === undefined) return undefined;
   const paths: ResolvedPath[] = [];
   for (const base of bases) {
+    if (reachesProcess(base, word.value) && !STANDARD_OUTPUT.test(word.value)) return undefined;
     if (!word.glob) {
       const full = absolutePath(base, word.value, location.home);
       paths.push({ absolute: full, real: realPath(full) });
@@ -175,13 +181,33 @@ function expandGlob(
   return found.map((absolute) => ({ absolute, real: realPath(absolute) }));
 }
 
+/**
+ * Whether a path, walked segment by segment from `base` as the kernel would
+ * (before any `..` is folded away), passes through `/proc` or `/dev/fd`:
+ * there `self`, a pid or a descriptor means the shell's process, not ours
+ * (`/proc/self/cwd/…` after a `cd`), so the path cannot be known here.
+ */
+function reachesProcess(base: string, value: string): boolean {
+  if (value.startsWith('~')) return false;
+  const segments = (path.isAbsolute(value) ? value : `${base}/${value}`).split('/');
+  const walked: string[] = [];
+  for (const segment of segments) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') walked.pop();
+    else walked.push(segment);
+    const at = `/${walked.join('/')}`;
+    if (at === '/proc' || at === '/dev/fd' || /^\/dev\/std(in|out|err)$/.test(at)) return true;
+  }
+  return false;
+}
+
 /** Paths starting `~name` expand to another user's home, which we do not look up. */
 function isKnownHome(value: string): boolean {
   return !value.startsWith('~') || value === '~' || value.startsWith('~/');
 }
 
-/** Whether a one-segment glob (`*`, `?`, `[..]`) matches a name. */
-function segmentGlobMatches(pattern: string, name: string): boolean {
+/** Whether a one-segment glob (`*`, `?`, `[..]`) matches a name (an unreadable pattern matches all). */
+export function segmentGlobMatches(pattern: string, name: string): boolean {
   const source = pattern
     .replace(/[.+^${}()|\\]/g, '\\$&')
     .replace(/\*/g, '[^/]*')
