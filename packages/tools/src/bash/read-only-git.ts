@@ -95,7 +95,6 @@ const GIT_UNSAFE_LONG = [
   'track',
   'no-track',
   'create-reflog',
-  'recurse-submodules',
   'annotate',
   'sign',
   'local-user',
