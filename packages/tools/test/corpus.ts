@@ -33,6 +33,8 @@ const bashEntry = z.object({
   ask: z.array(z.string()).optional(),
   /** Bash allow rules used instead of the sandbox's (`git:*`, `npm run:*`, `ls:*`, `cat:*`). */
   allow: z.array(z.string()).optional(),
+  /** The exact Bash rules suggested with the ask (none at all: `[]`). */
+  suggests: z.array(z.string()).optional(),
   /** The issue #10 class a case belongs to (`2-redirect` … `6-suggestion`), or `control` for a harmless command. */
   class: z.string().optional(),
   ...expectation,

@@ -52,6 +52,12 @@ function mismatch(entry: BashCase | FileCase, decision: PermissionDecision): str
   if (entry.safety !== undefined && (decision.bypassImmune === true) !== entry.safety) {
     return `expected ${entry.safety ? '' : 'no '}safety ask, got ${decision.decisionReason ?? decision.message}`;
   }
+  const suggests = 'suggests' in entry ? entry.suggests : undefined;
+  const suggested = (decision.suggestedRules ?? [])
+    .filter((rule) => rule.toolName === 'Bash')
+    .map((rule) => rule.ruleContent);
+  if (suggests !== undefined && JSON.stringify(suggested) !== JSON.stringify(suggests))
+    return `expected suggestions ${JSON.stringify(suggests)}, got ${JSON.stringify(suggested)}`;
   return undefined;
 }
 

@@ -137,14 +137,14 @@ const SPECS: Record<string, string> = {
     'v,committed s=,seconds= c=,count= w,wide help V,version',
   uptime: 'p,pretty h,help s,since V,version',
   file:
-    'help v,version m=,magic-file= z,uncompress Z,uncompress-noreport b,brief c,checking-printout ' +
+    'help v,version m=,magic-file= !z,uncompress !Z,uncompress-noreport b,brief c,checking-printout ' +
     'e=,exclude= exclude-quiet= f=,files-from= F=,separator= i,mime apple extension mime-type ' +
     'mime-encoding k,keep-going l,list L,dereference h,no-dereference n,no-buffer N,no-pad 0,print0 ' +
     'p,preserve-date P=,parameter= r,raw s,special-files S,no-sandbox !C,compile d,debug',
   hostname:
     'a,alias A,all-fqdns !b,boot d,domain f,fqdn,long !F=,file= i,ip-address I,all-ip-addresses ' +
     's,short y,yp,nis h,help V,version',
-  locale: 'a,all-locales m,charmaps c,category-name k,keyword-name v,verbose help usage V,version',
+  locale: 'a,all-locales !m,charmaps c,category-name k,keyword-name v,verbose help usage V,version',
   getconf: 'a,all v= h,help V,version',
   sed:
     'n,quiet,silent debug e=,expression= !f=,file= follow-symlinks !i?,in-place? l=,line-length= posix ' +

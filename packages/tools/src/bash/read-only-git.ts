@@ -41,7 +41,6 @@ const GIT_READ_ONLY: Record<string, ((args: readonly Word[]) => boolean) | true>
   stash: (args) => firstOperandIn(args, ['list', 'show'], false),
   worktree: (args) => firstOperandIn(args, ['list'], false),
   reflog: (args) => firstOperandIn(args, ['show'], true),
-  submodule: (args) => firstOperandIn(args, ['status'], true),
   config: (args) => {
     const scanned = scanArguments(args);
     const first = scanned.operands[0]?.value;
@@ -96,7 +95,6 @@ const GIT_UNSAFE_LONG = [
   'track',
   'no-track',
   'create-reflog',
-  'recurse-submodules',
   'annotate',
   'sign',
   'local-user',

@@ -87,13 +87,18 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefin
   if (name === 'command' && args.some((arg) => arg.value === '-v' || arg.value === '-V'))
     return undefined;
   const table = optionTable(name);
-  if (table === undefined)
-    return prefixed('transparent', args, BUILTIN_VALUES[name] ?? '', [], skip);
+  if (table === undefined) {
+    const rest = args.slice(firstOperand(args, BUILTIN_VALUES[name] ?? '', []));
+    return rest.length === 0 ? undefined : transparent(rest);
+  }
   const parsed = parseOptions(args, table);
   // An option we cannot read, or `env -S`/`env -C`, leaves the command unknown.
   if (!parsed.ok || hasKey(parsed, '-S', '-C'))
     return { kind: 'opaque', commands: [], scripts: [] };
-  return withAssignments('transparent', parsed.operands.slice(skip));
+  const rest = parsed.operands.slice(skip);
+  // Only env reads NAME=value words; for the others (`time LANG=C ls`) it is the program's name.
+  if (name !== 'env') return rest.length === 0 ? undefined : transparent(rest);
+  return withAssignments('transparent', rest);
 }
 
 /** `wrapper [options] [skip operands] [NAME=value…] command args…` */
@@ -106,6 +111,10 @@ function prefixed(
 ): Unwrapped | undefined {
   const start = firstOperand(args, short, long);
   return withAssignments(kind, args.slice(start + skipOperands));
+}
+
+function transparent(words: Word[]): Unwrapped {
+  return { kind: 'transparent', commands: [{ assignments: [], words }], scripts: [] };
 }
 
 /** `[NAME=value…] command args…`, after a wrapper's options. */
