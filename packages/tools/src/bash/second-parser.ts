@@ -1,4 +1,5 @@
 import type sh from 'mvdan-sh';
+import { CommandAnalysisError } from '../errors.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { byteToIndex } from './shape.js';
 import type { ShellShape } from './shape.js';
@@ -30,7 +31,9 @@ export function loadSecondParser(): Promise<Syntax> {
     },
     (error: unknown) => {
       loading = undefined;
-      throw error;
+      throw new CommandAnalysisError('The second bash parser could not be loaded.', {
+        cause: error,
+      });
     },
   );
   return loading;
