@@ -1,4 +1,5 @@
 import type sh from 'mvdan-sh';
+import { CommandAnalysisError } from '../errors.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { byteToIndex } from './shape.js';
 import type { ShellShape } from './shape.js';
@@ -8,6 +9,8 @@ type Syntax = sh.ShellScript['syntax'];
 
 let loading: Promise<Syntax> | undefined;
 let ready: Syntax | undefined;
+/** One parser, reused: mvdan/sh's parser resets itself for each source, and a new one costs buffers. */
+let parser: sh.Parser | undefined;
 const cache = new BoundedCache<string, ShellShape>(1024);
 /** Longer lines (a big here-document) are parsed each time rather than kept. */
 const MAX_CACHED_LENGTH = 16_384;
@@ -23,11 +26,14 @@ export function loadSecondParser(): Promise<Syntax> {
   loading ??= import('mvdan-sh').then(
     (module) => {
       ready = module.default.syntax;
+      parser = ready.NewParser();
       return ready;
     },
     (error: unknown) => {
       loading = undefined;
-      throw error;
+      throw new CommandAnalysisError('The second bash parser could not be loaded.', {
+        cause: error,
+      });
     },
   );
   return loading;
@@ -47,16 +53,16 @@ export function secondParserReady(): boolean {
 export function secondParserShape(source: string): ShellShape | undefined {
   const cached = cache.get(source);
   if (cached !== undefined) return cached;
-  if (ready === undefined) return undefined;
-  const shape = readShape(ready, source);
+  if (ready === undefined || parser === undefined) return undefined;
+  const shape = readShape(ready, parser, source);
   if (source.length <= MAX_CACHED_LENGTH) cache.set(source, shape);
   return shape;
 }
 
-function readShape(syntax: Syntax, source: string): ShellShape {
+function readShape(syntax: Syntax, parser: sh.Parser, source: string): ShellShape {
   let file: sh.File;
   try {
-    file = syntax.NewParser().Parse(source, '');
+    file = parser.Parse(source, '');
   } catch (error) {
     return { commands: [], redirects: [], other: [], failure: describe(error) };
   }
@@ -71,7 +77,7 @@ function readShape(syntax: Syntax, source: string): ShellShape {
   syntax.Walk(file, (node) => {
     if (node === null) return true;
     const type = syntax.NodeType(node);
-    if (isCall(syntax, node)) {
+    if (isCall(node, type)) {
       const words = [
         ...timed,
         ...[...node.Assigns, ...node.Args].filter((item) => item !== null).map(span),
@@ -84,15 +90,15 @@ function readShape(syntax: Syntax, source: string): ShellShape {
       } else {
         commands.push(`words ${words.join(' ')}`);
       }
-    } else if (isTime(syntax, node)) {
+    } else if (isTime(node, type)) {
       timed = timeWords(node, source, index);
       if (node.Stmt === null) commands.push(`words ${timed.join(' ')}`);
-    } else if (isDeclaration(syntax, node)) {
+    } else if (isDeclaration(node, type)) {
       const words = [node.Variant, ...node.Args].filter((item) => item !== null);
       commands.push(`words ${words.map(span).join(' ')}`);
     } else if (type === 'TestClause') {
       commands.push(`test ${span(node)}`);
-    } else if (isRedirect(syntax, node)) {
+    } else if (isRedirect(node, type)) {
       const at = node.OpPos.Offset();
       const operator = REDIRECT_OPERATOR.exec(source.slice(index(at)))?.[0];
       const descriptor = node.N === null ? '' : node.N.Value;
@@ -127,12 +133,13 @@ const STRUCTURE = new Set([
 /** Redirection operators, longest first, as bash reads them at the operator's position. */
 const REDIRECT_OPERATOR = /^(?:&>>|&>|<<<|<<-|<<|>>|>&|<&|<>|>\||>|<)/;
 
-function isCall(syntax: Syntax, node: sh.Node): node is sh.CallExpr {
-  return syntax.NodeType(node) === 'CallExpr';
+// Type guards on the name `syntax.NodeType` gave, asked once per node: it formats the Go type each time.
+function isCall(node: sh.Node, type: string): node is sh.CallExpr {
+  return node !== null && type === 'CallExpr';
 }
 
-function isTime(syntax: Syntax, node: sh.Node): node is sh.TimeClause {
-  return syntax.NodeType(node) === 'TimeClause';
+function isTime(node: sh.Node, type: string): node is sh.TimeClause {
+  return node !== null && type === 'TimeClause';
 }
 
 /** The spans of `time` and its `-p`. */
@@ -151,12 +158,12 @@ function timeWords(
   return words;
 }
 
-function isDeclaration(syntax: Syntax, node: sh.Node): node is sh.DeclClause {
-  return syntax.NodeType(node) === 'DeclClause';
+function isDeclaration(node: sh.Node, type: string): node is sh.DeclClause {
+  return node !== null && type === 'DeclClause';
 }
 
-function isRedirect(syntax: Syntax, node: sh.Node): node is sh.Redirect {
-  return syntax.NodeType(node) === 'Redirect';
+function isRedirect(node: sh.Node, type: string): node is sh.Redirect {
+  return node !== null && type === 'Redirect';
 }
 
 function describe(error: unknown): string {
