@@ -65,7 +65,7 @@ const QUIET_REDIRECTIONS = [
 ];
 
 function redirection(draw: Draw): string {
-  return draw.pick(draw.chance(50) ? QUIET_REDIRECTIONS : REDIRECTIONS);
+  return draw.pick(draw.tame || draw.chance(50) ? QUIET_REDIRECTIONS : REDIRECTIONS);
 }
 
 const REDIRECTIONS = [
@@ -173,7 +173,8 @@ function testCommand(draw: Draw): string {
 /** Assignments, the program and its arguments, redirections before and after. */
 function simpleCommand(draw: Draw, wrapDepth: number): string {
   const words: string[] = [];
-  if (draw.chance(10)) words.push(draw.pick(draw.chance(70) ? ASSIGNMENTS : EXTRA_ASSIGNMENTS));
+  if (draw.chance(10))
+    words.push(draw.pick(draw.tame || draw.chance(70) ? ASSIGNMENTS : EXTRA_ASSIGNMENTS));
   if (draw.chance(4)) words.push(redirection(draw));
   const name = draw.chance(12) ? 'git' : draw.pick(PROGRAM_NAMES);
   words.push(programWord(draw, name));

@@ -165,7 +165,6 @@ export async function execute(
   options: Pick<OracleOptions, 'isolation' | 'timeoutMs'>,
   report?: OracleReport,
 ): Promise<Violation[]> {
-  worker.sandbox.reset();
   const run = await tracedRun(command, worker.sandbox, options.isolation, options.timeoutMs);
   if (run.timedOut && report !== undefined) report.timedOut++;
   const trace = readTrace(run.trace);
@@ -178,7 +177,14 @@ export async function execute(
     );
   }
   const { root } = worker.sandbox;
-  return violationsOf(trace, GRAMMAR_PROGRAMS, worker.sandbox.tmp).map((violation) => ({
+  const violations = violationsOf(trace, GRAMMAR_PROGRAMS, worker.sandbox.tmp);
+  // A second look that needs no trace: did anything in the sandbox change?
+  const changes = worker.sandbox.changes();
+  if (changes.length > 0) {
+    violations.push({ kind: 'write', detail: `the sandbox changed: ${changes.join(', ')}` });
+  }
+  if (violations.length > 0) worker.sandbox.reset();
+  return violations.map((violation) => ({
     kind: violation.kind,
     // Written as the corpus writes its sandbox, so reports read the same from any machine.
     detail: violation.detail

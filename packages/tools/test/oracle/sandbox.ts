@@ -4,9 +4,11 @@ import {
   chownSync,
   cpSync,
   lchownSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readlinkSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -17,9 +19,11 @@ import path from 'node:path';
 /**
  * The throwaway directories the oracle runs commands in. A template is made
  * once (a project with a few files and a real one-commit git repository, a
- * fake home with a `.bashrc`, an empty temp directory); before every command
- * a worker's directory is removed and copied afresh from it, so each command
- * starts from the same state whatever the one before did.
+ * fake home with a `.bashrc`, an empty temp directory) and copied into each
+ * worker's directory. Every command starts from that state: after a run,
+ * the worker's tree is compared with how it was before (paths, kinds, sizes,
+ * modification times, link targets), and if anything differs — or the run
+ * had a finding — it is removed and copied afresh.
  */
 
 /** The user commands run as when the harness is root: they can write only their own sandbox. */
@@ -36,6 +40,12 @@ export type WorkerSandbox = {
   traceFile: string;
   /** Removes the worker's directory and copies the template in again. */
   reset(): void;
+  /**
+   * What changed in the worker's tree since the last reset: paths added,
+   * removed or modified (empty when nothing did). `.git/index` is compared by
+   * size only, since git rewrites it with fresh stat data (tools-0005).
+   */
+  changes(): string[];
 };
 
 /** The sandbox base: the template and one directory per worker, under the system temp directory. */
@@ -80,10 +90,21 @@ export function createOracleSandbox(owner: number | undefined): OracleSandbox {
     base,
     worker: (index) => {
       const root = path.join(base, `w${index}`);
+      let clean = new Map<string, string>();
       const reset = (): void => {
         rmSync(root, { recursive: true, force: true });
         cpSync(template, root, { recursive: true, verbatimSymlinks: true });
         if (owner !== undefined) chownTree(root, owner);
+        clean = fingerprint(root);
+      };
+      const changes = (): string[] => {
+        const now = fingerprint(root);
+        const changed = [...now].filter(([name, state]) => clean.get(name) !== state);
+        const removed = [...clean.keys()].filter((name) => !now.has(name));
+        return [
+          ...changed.map(([name]) => (clean.has(name) ? `changed ${name}` : `added ${name}`)),
+          ...removed.map((name) => `removed ${name}`),
+        ];
       };
       reset();
       return {
@@ -93,6 +114,7 @@ export function createOracleSandbox(owner: number | undefined): OracleSandbox {
         tmp: path.join(root, 'tmp'),
         traceFile: path.join(base, 'traces', `w${index}.txt`),
         reset,
+        changes,
       };
     },
     remove: () => rmSync(base, { recursive: true, force: true }),
@@ -108,7 +130,7 @@ function seedRepository(project: string, home: string): void {
       stdio: 'ignore',
     }).status === 0;
   const made =
-    git('init', '-q', '-b', 'main') &&
+    git('init', '-q', '--template=', '-b', 'main') &&
     git('add', '-A') &&
     git('commit', '-q', '-m', 'initial') &&
     git('branch', 'feature');
@@ -130,4 +152,29 @@ function chownTree(directory: string, uid: number): void {
     if (entry.isDirectory()) chownTree(full, uid);
     else lchownSync(full, uid, uid);
   }
+}
+
+/** Each path below `root` with what it is: `d` for a directory, `f size mtime` for a file, `l target` for a link. */
+function fingerprint(
+  root: string,
+  map = new Map<string, string>(),
+  relative = '',
+): Map<string, string> {
+  for (const entry of readdirSync(path.join(root, relative), { withFileTypes: true })) {
+    const name = path.join(relative, entry.name);
+    const full = path.join(root, name);
+    if (entry.isDirectory()) {
+      map.set(name, 'd');
+      fingerprint(root, map, name);
+    } else if (entry.isSymbolicLink()) {
+      map.set(name, `l ${readlinkSync(full)}`);
+    } else {
+      const stat = lstatSync(full);
+      map.set(
+        name,
+        name.endsWith('.git/index') ? `f ${stat.size}` : `f ${stat.size} ${stat.mtimeMs}`,
+      );
+    }
+  }
+  return map;
 }

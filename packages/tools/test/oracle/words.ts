@@ -12,7 +12,15 @@ import type { ValueKind } from './program-table.js';
 
 /** The draws a grammar rule can make; wraps fast-check's `gen()` value. */
 export class Draw {
-  constructor(private readonly generate: GeneratorValue) {}
+  /**
+   * A tame line keeps to plain words, quiet redirections and no expansions,
+   * so that more lines are allowed and run; the rest go for the corners.
+   */
+  readonly tame: boolean;
+
+  constructor(private readonly generate: GeneratorValue) {
+    this.tame = this.chance(40);
+  }
 
   /** One of `choices`. */
   pick<T>(choices: readonly T[]): T {
@@ -128,7 +136,7 @@ const EXPANSIONS: readonly Word[] = [
 
 /** A value of `kind`, sometimes an expansion instead. */
 export function value(draw: Draw, kind: ValueKind): Word {
-  if (draw.chance(4)) return draw.pick(EXPANSIONS);
+  if (!draw.tame && draw.chance(4)) return draw.pick(EXPANSIONS);
   return draw.pick(VALUES[kind]);
 }
 
@@ -143,7 +151,7 @@ const BARE = /^[A-Za-z0-9_.,/:@%+=-]+$/;
 export function quote(draw: Draw, word: Word): string {
   if (word.raw) return word.text;
   const text = word.text;
-  const style = draw.chance(70)
+  const style = draw.chance(draw.tame ? 95 : 70)
     ? 'bare'
     : draw.pick(['single', 'double', 'ansi', 'ansi', 'backslash', 'mixed', 'mixed']);
   if (style === 'mixed' && text.length >= 2) {
