@@ -94,7 +94,58 @@ export const commandLine: fc.Arbitrary<GeneratedCommand> = fc
   .gen()
   .map((generate) => line(new Draw(generate)));
 
+/**
+ * Writes made with read-only programs' own options, hidden by the tricks
+ * below: if the analysis reads a trick the way bash does, it sees the write
+ * and asks; if not, the oracle sees the write happen.
+ */
+const HIDDEN_WRITES = [
+  'sort -o out.txt README.md',
+  "sed -n 'w out.txt' README.md",
+  'uniq README.md out.txt',
+  'xxd README.md out.txt',
+  'awk \'BEGIN { print 1 > "out.txt" }\'',
+  'find . -maxdepth 0 -fprint out.txt',
+  'git branch new-branch',
+  'date > out.txt',
+  '/usr/bin/time -o out.txt true',
+];
+
+/**
+ * Places where tree-sitter-bash and bash have read a line differently
+ * (issue #10, class 1), with a hidden write where bash would run it.
+ * `W` is replaced by one of {@link HIDDEN_WRITES}.
+ */
+const TRICKS = [
+  "echo $'\\\\'; W #'",
+  "echo $'\\\\' ; W # '",
+  "echo $'a\\'' ; W #'",
+  'cat <<EO\\\nF\nx\nEOF\nW',
+  'cat <<E"O"F\nx\nEOF\nW',
+  "cat <<'E'OF\nx\nEOF\nW",
+  'cat <<-EOF\n\tx\n\tEOF\nW',
+  "[[ 'a[$(W)]' -eq 1 ]]",
+  "[[ $'a[\\x24(W)]' -eq 1 ]]",
+  '[[ x -eq a[`W`] ]]',
+  'ls #\\\nW',
+  'echo a\\\n;W',
+  'true | time W',
+  'echo x\\\n> out.txt',
+  'ls() { W; }; ls',
+  '{W}',
+  'echo "$\'\\\\\'"; W',
+  'printf -v PATH x; W',
+];
+
+function trick(draw: Draw): string {
+  const writer = draw.pick(HIDDEN_WRITES);
+  const template = draw.pick(TRICKS);
+  // `{W}` is brace expansion: the hidden write as one word with commas for spaces.
+  return template === '{W}' ? `{${writer.split(' ').join(',')}}` : template.replace('W', writer);
+}
+
 function line(draw: Draw): GeneratedCommand {
+  if (draw.chance(6)) return { command: trick(draw), parts: [] };
   const count = draw.chance(60) ? 1 : draw.int(2, 3);
   const parts: string[] = [];
   let command = '';
