@@ -106,13 +106,17 @@ function possibleDirectories(
   let current: Set<string> | undefined = new Set([location.cwd]);
   const result: (Set<string> | undefined)[] = [current];
   for (const change of changes) {
-    if (current !== undefined && change !== undefined && isKnownHome(change)) {
-      const next: Set<string> | undefined = new Set(current);
-      for (const directory of current) {
-        if (reachesProcess(directory, change)) current = undefined;
-        else next.add(absolutePath(directory, change, location.home));
-      }
-      current = current === undefined || next.size > MAX_DIRECTORIES ? undefined : next;
+    const from: Set<string> | undefined = current;
+    if (
+      from !== undefined &&
+      change !== undefined &&
+      isKnownHome(change) &&
+      // A cd into /proc or /dev/fd goes where the shell's process, not ours, says.
+      ![...from].some((directory) => reachesProcess(directory, change))
+    ) {
+      const next: Set<string> = new Set(from);
+      for (const directory of from) next.add(absolutePath(directory, change, location.home));
+      current = next.size > MAX_DIRECTORIES ? undefined : next;
     } else {
       current = undefined;
     }
