@@ -32,11 +32,9 @@ const GIT_READ_ONLY: Record<string, ((args: readonly Word[]) => boolean) | true>
   'diff-files': true,
   'diff-index': true,
   'show-branch': true,
-  'verify-commit': true,
-  'verify-tag': true,
   version: true,
   branch: (args) => listsOnly(args, 'dDmMcCfut'),
-  tag: (args) => listsOnly(args, 'dasfmFue'),
+  tag: (args) => listsOnly(args, 'dasfmFuev'),
   remote: remoteReadsOnly,
   stash: (args) => firstOperandIn(args, ['list', 'show'], false),
   worktree: (args) => firstOperandIn(args, ['list'], false),
@@ -109,13 +107,18 @@ const GIT_UNSAFE_LONG = [
   'remove-section',
   'textconv',
   'filters',
+  // Runs gpg.
+  'show-signature',
+  // `git log --help` is `git help log`: it runs man or a browser.
+  'help',
 ];
 
 /**
  * Whether a git command only reads: harmless global options, a read-only
  * subcommand, no option that is (a prefix of) a writing or running one, and
  * the subcommand's own check (`git branch` only lists, `git remote show`
- * stays offline with `-n`). `git help` is not read-only: it runs `man` or a browser.
+ * stays offline with `-n`). `git help` is not read-only: it runs `man` or a
+ * browser; nor are `verify-commit`, `verify-tag` and signature formats, which run gpg.
  */
 export function isReadOnlyGit(args: readonly Word[]): boolean {
   let index = 0;
@@ -127,6 +130,8 @@ export function isReadOnlyGit(args: readonly Word[]): boolean {
   if (subcommand === undefined) return true;
   const rest = args.slice(index + 1);
   if (rest.some(isUnsafeOption)) return false;
+  // Signature placeholders in a format (`%G?`, `%GS`) make git run gpg.
+  if (rest.some((arg) => arg.value.includes('%G'))) return false;
   const check = GIT_READ_ONLY[subcommand];
   if (check === undefined) return false;
   return check === true || check(rest);

@@ -11,8 +11,16 @@ import type { CommandAnalysis, Target } from './analysis.js';
 /** A target path, as written (absolute) and with symlinks resolved. */
 export type ResolvedPath = { absolute: string; real: string };
 
-/** A target with every path it may stand for; `paths` undefined when that cannot be known. */
-export type ResolvedTarget = { target: Target; paths: ResolvedPath[] | undefined };
+/**
+ * A target with every path it may stand for; `paths` undefined when that
+ * cannot be known. `throughProcess`: the path or a `cd` before it goes
+ * through `/proc` or `/dev/fd`, which name the shell's process, not ours.
+ */
+export type ResolvedTarget = {
+  target: Target;
+  paths: ResolvedPath[] | undefined;
+  throughProcess: boolean;
+};
 
 /** Where a command runs and whose home `~` is. */
 export type ShellLocation = { cwd: string; home: string };
@@ -37,7 +45,21 @@ export function resolveTargets(
   return analysis.targets.map((target) => ({
     target,
     paths: resolveTarget(target, directories[target.cdIndex], location),
+    throughProcess: throughProcess(target, analysis.directories, location.cwd),
   }));
+}
+
+/** Whether the target, or a `cd` before it, goes through `/proc` or `/dev/fd` (see `reachesProcess`). */
+function throughProcess(
+  target: Target,
+  changes: readonly (string | undefined)[],
+  cwd: string,
+): boolean {
+  const word = target.word;
+  if (word.dynamic || STANDARD_OUTPUT.test(word.value)) return false;
+  return [word.value, ...changes.slice(0, target.cdIndex).flatMap((change) => change ?? [])].some(
+    (value) => reachesProcess(cwd, value),
+  );
 }
 
 /** Reasons a resolved target is a safety ask: dangerous files, devices, critical removals. */
@@ -47,8 +69,12 @@ export function targetSafety(
   home: string,
 ): string[] {
   const reasons: string[] = [];
-  for (const { target, paths } of resolved) {
+  for (const { target, paths, throughProcess } of resolved) {
     const word = target.word;
+    if (throughProcess)
+      reasons.push(
+        `${word.value} goes through /proc or /dev/fd, which only the running shell can resolve`,
+      );
     if (word.glob && !word.dynamic) {
       const pattern = path.posix.basename(word.value);
       if (
@@ -106,13 +132,17 @@ function possibleDirectories(
   let current: Set<string> | undefined = new Set([location.cwd]);
   const result: (Set<string> | undefined)[] = [current];
   for (const change of changes) {
-    if (current !== undefined && change !== undefined && isKnownHome(change)) {
-      const next: Set<string> | undefined = new Set(current);
-      for (const directory of current) {
-        if (reachesProcess(directory, change)) current = undefined;
-        else next.add(absolutePath(directory, change, location.home));
-      }
-      current = current === undefined || next.size > MAX_DIRECTORIES ? undefined : next;
+    const from: Set<string> | undefined = current;
+    if (
+      from !== undefined &&
+      change !== undefined &&
+      isKnownHome(change) &&
+      // A cd into /proc or /dev/fd goes where the shell's process, not ours, says.
+      ![...from].some((directory) => reachesProcess(directory, change))
+    ) {
+      const next: Set<string> = new Set(from);
+      for (const directory of from) next.add(absolutePath(directory, change, location.home));
+      current = next.size > MAX_DIRECTORIES ? undefined : next;
     } else {
       current = undefined;
     }

@@ -1,5 +1,5 @@
 import type { Redirect, Word } from './syntax.js';
-import { wordSuffix } from './syntax.js';
+import { literalWord, wordSuffix } from './syntax.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
 import { keyValues, parseOptions, type FoundOption } from './option-table.js';
 import { optionTable } from './option-tables.js';
@@ -112,6 +112,19 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     case 'sort':
       return read(program, args, (options) => all(keyValues({ options }, '-o', '-T'), 'write'));
     case 'tree':
+      return read(program, args, (options) => all(keyValues({ options }, '-o'), 'write'));
+    case 'awk':
+    case 'gawk':
+    case 'nawk':
+      // gawk -o/-p/-d write a pretty-print, a profile or a variable dump, by default in the cwd.
+      return read(program, args, (options) =>
+        options.flatMap((option) => {
+          const fallback = option.key === '-d' ? 'awkvars.out' : 'awkprof.out';
+          if (!['-o', '-p', '-d'].includes(option.key)) return [];
+          return all(option.values.length > 0 ? option.values : [literalWord(fallback)], 'write');
+        }),
+      );
+    case 'time':
       return read(program, args, (options) => all(keyValues({ options }, '-o'), 'write'));
     case 'find':
       return findTargets(args);

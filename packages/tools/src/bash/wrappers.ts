@@ -101,18 +101,17 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefin
   return withAssignments('transparent', rest);
 }
 
-/** `wrapper [options] [skip operands] [NAME=value…] command args…` */
+/** `wrapper [options] [NAME=value…] command args…` (`sudo -u x A=1 ls`). */
 function prefixed(
   kind: WrapperKind,
   args: readonly Word[],
   short: string,
   long: readonly string[],
-  skipOperands = 0,
 ): Unwrapped | undefined {
-  const start = firstOperand(args, short, long);
-  return withAssignments(kind, args.slice(start + skipOperands));
+  return withAssignments(kind, args.slice(firstOperand(args, short, long)));
 }
 
+/** A wrapper running `words` as a command, with no assignments of its own. */
 function transparent(words: Word[]): Unwrapped {
   return { kind: 'transparent', commands: [{ assignments: [], words }], scripts: [] };
 }
