@@ -154,4 +154,12 @@ describe('decodeAnsiC', () => {
   it('decodes bash escapes and keeps unknown ones', () => {
     expect(decodeAnsiC('\\x41\\101\\u263a\\n\\cA\\q')).toBe('AA\u263a\n\u0001\\q');
   });
+
+  it('ends the string at a decoded NUL, as bash does', () => {
+    expect(decodeAnsiC('r\\x00zz')).toBe('r');
+    expect(decodeAnsiC('rm\\0')).toBe('rm');
+    expect(decodeAnsiC('a\\c@b')).toBe('a');
+    expect(decodeAnsiC('a\\u0000b')).toBe('a');
+    expect(words(`$'r\\x00zz'm -rf x`)).toEqual(['rm', '-rf', 'x']);
+  });
 });

@@ -181,9 +181,13 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   '?': '?',
 };
 
-/** The body of `$'…'`, with bash's escapes (`\x41`, `\101`, `\u263a`, `\cA`, `\n`, …). */
+/**
+ * The body of `$'…'`, with bash's escapes (`\x41`, `\101`, `\u263a`, `\cA`,
+ * `\n`, …). Bash ends the string at a NUL it decodes (`$'r\x00zz'm` is `rm`),
+ * so the value stops there too.
+ */
 export function decodeAnsiC(body: string): string {
-  return body.replace(
+  const decoded = body.replace(
     /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
     (whole, escape: string) => {
       const head = escape[0] ?? '';
@@ -197,4 +201,6 @@ export function decodeAnsiC(body: string): string {
       return SIMPLE_ESCAPES[escape] ?? whole;
     },
   );
+  const nul = decoded.indexOf('\0');
+  return nul === -1 ? decoded : decoded.slice(0, nul);
 }
