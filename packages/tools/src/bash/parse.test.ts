@@ -162,4 +162,12 @@ describe('decodeAnsiC', () => {
     expect(decodeAnsiC('a\\u0000b')).toBe('a');
     expect(words(`$'r\\x00zz'm -rf x`)).toEqual(['rm', '-rf', 'x']);
   });
+
+  it('reads octal escapes as one byte and control escapes as bash does', () => {
+    expect(decodeAnsiC('r\\400m')).toBe('r');
+    expect(decodeAnsiC('\\101\\501')).toBe('AA');
+    expect(decodeAnsiC('\\c?')).toBe('\u007f');
+    expect(decodeAnsiC('\\c\\\\x')).toBe('\u001cx');
+    expect(decodeAnsiC('\\ca\\cA')).toBe('\u0001\u0001');
+  });
 });

@@ -188,15 +188,18 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  */
 export function decodeAnsiC(body: string): string {
   const decoded = body.replace(
-    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c\\\\|c.|.)/gs,
     (whole, escape: string) => {
       const head = escape[0] ?? '';
       const code = (digits: string, radix: number): string =>
         String.fromCodePoint(Math.min(Number.parseInt(digits, radix), 0x10ffff));
-      if (/^[0-7]/.test(escape)) return code(escape, 8);
+      // An octal escape is one byte: bash keeps its low eight bits (`\400` is NUL).
+      if (/^[0-7]/.test(escape)) return String.fromCharCode(Number.parseInt(escape, 8) & 0xff);
       if ((head === 'x' || head === 'u' || head === 'U') && escape.length > 1)
         return code(escape.slice(1), 16);
-      if (head === 'c' && escape.length === 2)
+      // `\c?` is DEL; `\c\\` takes both backslashes.
+      if (escape === 'c?') return '\u007f';
+      if (head === 'c' && escape.length >= 2)
         return String.fromCharCode((escape.codePointAt(1) ?? 0) & 0x1f);
       return SIMPLE_ESCAPES[escape] ?? whole;
     },
