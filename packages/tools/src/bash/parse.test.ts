@@ -150,6 +150,14 @@ describe('parsePlainCommand', () => {
   });
 });
 
+describe('brace expansion', () => {
+  it('drops the words it leaves empty and unquoted, as bash does', () => {
+    expect(words('time {,} rm -rf x')).toEqual(['time', 'rm', '-rf', 'x']);
+    expect(words('printf %s {,a} b{,}')).toEqual(['printf', '%s', 'a', 'b', 'b']);
+    expect(words("printf %s ''{,}")).toEqual(['printf', '%s', '', '']);
+  });
+});
+
 describe('decodeAnsiC', () => {
   it('decodes bash escapes and keeps unknown ones', () => {
     expect(decodeAnsiC('\\x41\\101\\u263a\\n\\cA\\q')).toBe('AA\u263a\n\u0001\\q');

@@ -30,8 +30,8 @@ export function decodeWord(node: Node, sink: WordSink): Word {
 
 /**
  * Decodes a command word with bash's brace expansion, which may turn it into
- * several words (`{rm,-rf,/}` is `rm -rf /`); undefined when it would make
- * too many to analyse.
+ * several words (`{rm,-rf,/}` is `rm -rf /`), or none (`{,}`); undefined
+ * when it would make too many to analyse.
  */
 export function decodeWords(node: Node, sink: WordSink): Word[] | undefined {
   const piece = decodePiece(node, sink);
@@ -43,9 +43,13 @@ export function decodeWords(node: Node, sink: WordSink): Word[] | undefined {
   }
   const expanded = expandBraces(piece.segments);
   if (expanded === undefined) return undefined;
-  return expanded.length === 1
-    ? [toWord(piece.segments, false, node.text)]
-    : expanded.map((segments) => toWord(segments, false, undefined));
+  if (expanded.length === 1) return [toWord(piece.segments, false, node.text)];
+  // Bash drops a word that brace expansion left empty and unquoted: `time {,} rm` runs rm.
+  // (An empty quote, `''{,}`, keeps it; the expansion does not carry it, so nothing is dropped then.)
+  const emptyQuote = piece.segments.some((segment) => segment.quoted && segment.text === '');
+  return expanded
+    .filter((segments) => emptyQuote || segments.some((segment) => segment.text !== ''))
+    .map((segments) => toWord(segments, false, undefined));
 }
 
 function toWord(segments: readonly Segment[], dynamic: boolean, source: string | undefined): Word {
