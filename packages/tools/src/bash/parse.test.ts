@@ -150,8 +150,32 @@ describe('parsePlainCommand', () => {
   });
 });
 
+describe('brace expansion', () => {
+  it('drops the words it leaves empty and unquoted, as bash does', () => {
+    expect(words('time {,} rm -rf x')).toEqual(['time', 'rm', '-rf', 'x']);
+    expect(words('printf %s {,a} b{,}')).toEqual(['printf', '%s', 'a', 'b', 'b']);
+    expect(words("printf %s ''{,}")).toEqual(['printf', '%s', '', '']);
+  });
+});
+
 describe('decodeAnsiC', () => {
   it('decodes bash escapes and keeps unknown ones', () => {
     expect(decodeAnsiC('\\x41\\101\\u263a\\n\\cA\\q')).toBe('AA\u263a\n\u0001\\q');
+  });
+
+  it('ends the string at a decoded NUL, as bash does', () => {
+    expect(decodeAnsiC('r\\x00zz')).toBe('r');
+    expect(decodeAnsiC('rm\\0')).toBe('rm');
+    expect(decodeAnsiC('a\\c@b')).toBe('a');
+    expect(decodeAnsiC('a\\u0000b')).toBe('a');
+    expect(words(`$'r\\x00zz'm -rf x`)).toEqual(['rm', '-rf', 'x']);
+  });
+
+  it('reads octal escapes as one byte and control escapes as bash does', () => {
+    expect(decodeAnsiC('r\\400m')).toBe('r');
+    expect(decodeAnsiC('\\101\\501')).toBe('AA');
+    expect(decodeAnsiC('\\c?')).toBe('\u007f');
+    expect(decodeAnsiC('\\c\\\\x')).toBe('\u001cx');
+    expect(decodeAnsiC('\\ca\\cA')).toBe('\u0001\u0001');
   });
 });

@@ -15,8 +15,9 @@ describe('when the second parser cannot be loaded', () => {
     await expect(loadSecondParser()).rejects.toThrow('The second bash parser could not be loaded.');
   });
 
-  it('proves no line harmless, so even a read asks', async () => {
-    const analysis = await analyseCommandLineAsync('ls -la');
+  it('proves no line harmless but plain words, so even a pipeline of reads asks', async () => {
+    expect((await analyseCommandLineAsync('ls -la')).readOnly).toBe(true);
+    const analysis = await analyseCommandLineAsync('ls -la | wc -l');
     expect(analysis.readOnly).toBe(false);
     expect(analysis.hazards).toEqual([
       { kind: 'parse-disagreement', text: 'the second parser has not loaded' },

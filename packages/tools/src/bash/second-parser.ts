@@ -12,6 +12,8 @@ let ready: Syntax | undefined;
 /** One parser, reused: mvdan/sh's parser resets itself for each source, and a new one costs buffers. */
 let parser: sh.Parser | undefined;
 const cache = new BoundedCache<string, ShellShape>(1024);
+/** A line with the common constructs, parsed once while loading. */
+const WARM_UP = `a=1 b -c "d" 'e' $'f' g\\ h <i >j 2>&1 && k | l || m; n & [ o ] && [[ p ]]\ncat <<'Q' >/dev/null\nr\nQ\nexport S=t; time u`;
 /** Longer lines (a big here-document) are parsed each time rather than kept. */
 const MAX_CACHED_LENGTH = 16_384;
 
@@ -27,6 +29,8 @@ export function loadSecondParser(): Promise<Syntax> {
     (module) => {
       ready = module.default.syntax;
       parser = ready.NewParser();
+      // The first parses of a kind of line run cold code; pay for that here, in the background load.
+      readShape(ready, parser, WARM_UP);
       return ready;
     },
     (error: unknown) => {
