@@ -38,35 +38,43 @@ export type TracedRun = {
 
 const quiet: SpawnSyncOptions = { stdio: 'ignore', timeout: 10_000 };
 
-/** Checks for strace, a network namespace, and that ptrace works in it. */
+/**
+ * Checks for strace, a network namespace, and that ptrace works in it. As
+ * root: `unshare -n` with commands run as `nobody`; where that is refused
+ * (a container without the capability), or not root: a user namespace
+ * (`unshare -rn`) with commands run as the caller.
+ */
 export function probeIsolation(uid: number | undefined = process.getuid?.()): IsolationProbe {
   if (spawnSync('strace', ['-V'], quiet).status !== 0) {
     return { missing: 'strace is not installed (Debian: apt-get install strace)' };
   }
-  const root = uid === 0;
-  const prefix = root ? ['unshare', '-n'] : ['unshare', '-rn'];
-  if (spawnSync(prefix[0] ?? '', [...prefix.slice(1), 'true'], quiet).status !== 0) {
-    return { missing: `no network namespace: \`${prefix.join(' ')} true\` failed` };
+  const candidates: Isolation[] = [];
+  if (uid === 0) {
+    const nobody = spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' });
+    if (nobody.status === 0) {
+      const owner = Number(nobody.stdout.trim());
+      candidates.push({ prefix: ['unshare', '-n'], user: 'nobody', owner });
+    }
   }
-  const nobody = root ? spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }) : undefined;
-  const owner = nobody?.status === 0 ? Number(nobody.stdout.trim()) : undefined;
-  const user = owner === undefined ? undefined : 'nobody';
+  candidates.push({ prefix: ['unshare', '-rn'], user: undefined, owner: undefined });
+  for (const isolation of candidates) {
+    if (traces(isolation)) return { isolation };
+  }
+  return {
+    missing:
+      'no network namespace in which strace can trace (`unshare -n` / `unshare -rn` refused, or ptrace not permitted)',
+  };
+}
+
+function traces(isolation: Isolation): boolean {
+  const [command = '', ...rest] = isolation.prefix;
+  const user = isolation.user === undefined ? [] : ['-u', isolation.user];
   const probe = spawnSync(
-    prefix[0] ?? '',
-    [
-      ...prefix.slice(1),
-      'strace',
-      '-f',
-      '-qq',
-      ...(user === undefined ? [] : ['-u', user]),
-      '-o',
-      '/dev/null',
-      'true',
-    ],
+    command,
+    [...rest, 'strace', '-f', '-qq', ...user, '-o', '/dev/null', 'true'],
     quiet,
   );
-  if (probe.status !== 0) return { missing: 'strace cannot trace here (ptrace not permitted?)' };
-  return { isolation: { prefix, user, owner } };
+  return probe.status === 0;
 }
 
 /**
