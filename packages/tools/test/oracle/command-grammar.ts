@@ -76,6 +76,9 @@ const REDIRECTIONS = [
   ...[`> /dev/tcp/127.0.0.1/${LOOPBACK_PORT}`, '> ~/.bashrc', '> .git/hooks/pre-commit'],
   ...['> /dev/stderr', '> /dev/fd/2', '>&-', '<&-', '2>&-', '>"out.txt"', ">'.git/config'"],
   ...['> /proc/self/cwd/out.txt', '>$HOME/.profile', '1>>.env', '>\\\nout.txt'],
+  ...['>&out.txt', '&>>out.txt', '{fd}> out.txt', '{x}<> notes.txt', '> R*.md', '> ~+/out.txt'],
+  ...["> $'out.txt'", '2>&1 >out.txt', '> >(cat)', '>&2-', '4<>.env', '> "$PWD"/out.txt'],
+  ...['> {a,b}', '>>.git/HEAD', '0<>README.md', '<&3', '>\|out.txt'],
 ];
 
 const HEREDOC_OPENERS: readonly [string, string][] = [
@@ -246,6 +249,8 @@ function programWord(draw: Draw, name: string): string {
   }
   if (form === 3) return `\\${name}`;
   if (form === 4) return `command ${name}`;
+  if (form === 5)
+    return `${draw.pick(['command -p', 'builtin', 'exec', 'command --', 'nohup'])} ${name}`;
   return quote(draw, { text: name, raw: false });
 }
 
