@@ -90,6 +90,8 @@ export function createSandbox(): Sandbox {
   writeFileSync(path.join(home, '.bashrc'), '# a\n');
   symlinkSync(outside, path.join(project, 'link-out'));
   symlinkSync(path.join(project, 'secrets'), path.join(project, 'link-secrets'));
+  // A link a cloned repository may hold: the shell resolves it in its own process.
+  symlinkSync('/proc/self/cwd', path.join(project, 'link-proc'));
   const place = (text: string): string =>
     text.replace(
       /(^|[\s'"=@:>(])\/(project|outside|fakehome)(?=$|[/\s'"])/g,

@@ -234,7 +234,7 @@ const EXACT_SPECS: Record<string, string> = {
     'fromfile !o= !R !H= !T= help version',
 };
 
-/** Shell builtins, read by bash's own option reader (no long options, no abbreviations). */
+/** Shell builtins, read by bash's own option reader (options end at the first operand; no abbreviations), and ps. */
 const BUILTINS: Record<string, string> = {
   cd: 'L P e @',
   type: 'a f p t P',
@@ -261,7 +261,7 @@ const TABLES = new Map<string, OptionTable>([
   ]),
   ...Object.entries(BUILTINS).map(([name, spec]): [string, OptionTable] => [
     name,
-    compileOptionTable(spec, { abbreviate: false, stopAtOperand: name === 'jobs' }),
+    compileOptionTable(spec, { abbreviate: false, stopAtOperand: name !== 'ps' }),
   ]),
   ...Object.entries(EXACT_SPECS).map(([name, spec]): [string, OptionTable] => [
     name,

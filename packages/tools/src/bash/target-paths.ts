@@ -1,3 +1,4 @@
+import { lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { globSync } from 'tinyglobby';
 import {
@@ -42,11 +43,49 @@ export function resolveTargets(
   location: ShellLocation,
 ): ResolvedTarget[] {
   const directories = possibleDirectories(analysis.directories, location);
-  return analysis.targets.map((target) => ({
-    target,
-    paths: resolveTarget(target, directories[target.cdIndex], location),
-    throughProcess: throughProcess(target, analysis.directories, location.cwd),
-  }));
+  return analysis.targets.map((target) => {
+    const paths = resolveTarget(target, directories[target.cdIndex], location);
+    const linked =
+      !STANDARD_OUTPUT.test(target.word.value) &&
+      (paths ?? []).some((item) => linksIntoProcess(item.absolute));
+    return {
+      target,
+      paths: linked ? undefined : paths,
+      throughProcess: linked || throughProcess(target, analysis.directories, location.cwd),
+    };
+  });
+}
+
+const MAX_LINK_HOPS = 8;
+
+/**
+ * Whether an existing symlink on the path leads through `/proc` or `/dev/fd`
+ * (a link in the project to `/proc/self/cwd`): our `realpath` would resolve
+ * it in this process, the shell in its own.
+ */
+function linksIntoProcess(absolute: string, hops = 0): boolean {
+  if (hops > MAX_LINK_HOPS) return true;
+  const segments = absolute.split('/').filter((segment) => segment !== '');
+  let current = '/';
+  for (const [index, segment] of segments.entries()) {
+    const next = path.posix.join(current, segment);
+    let link: string | undefined;
+    try {
+      link = lstatSync(next).isSymbolicLink() ? readlinkSync(next) : undefined;
+    } catch {
+      return false;
+    }
+    if (link !== undefined) {
+      if (reachesProcess(current, link)) return true;
+      const rest = segments.slice(index + 1);
+      return linksIntoProcess(
+        path.posix.join(path.posix.resolve(current, link), ...rest),
+        hops + 1,
+      );
+    }
+    current = next;
+  }
+  return false;
 }
 
 /** Whether the target, or a `cd` before it, goes through `/proc` or `/dev/fd` (see `reachesProcess`). */

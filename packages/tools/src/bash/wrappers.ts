@@ -58,7 +58,7 @@ const TRANSPARENT: Record<string, number> = {
 };
 
 /** Options taking a value for the builtins without a table (`exec -a NAME`). */
-const BUILTIN_VALUES: Record<string, string> = { command: '', builtin: '', exec: 'a' };
+const BUILTIN_VALUES: Record<string, string> = { builtin: '', exec: 'a' };
 
 const PRIVILEGED: Record<string, string> = {
   sudo: 'ughpCDrtUT',
@@ -84,8 +84,6 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefin
   if (privileged !== undefined) return prefixed('privileged', args, privileged, []);
   const skip = TRANSPARENT[name];
   if (skip === undefined) return undefined;
-  if (name === 'command' && args.some((arg) => arg.value === '-v' || arg.value === '-V'))
-    return undefined;
   const table = optionTable(name);
   if (table === undefined) {
     const rest = args.slice(firstOperand(args, BUILTIN_VALUES[name] ?? '', []));
@@ -95,6 +93,8 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefin
   // An option we cannot read, or `env -S`/`env -C`, leaves the command unknown.
   if (!parsed.ok || hasKey(parsed, '-S', '-C'))
     return { kind: 'opaque', commands: [], scripts: [] };
+  // `command -v NAME` only looks NAME up (the options end at the first operand: `command git -v` runs git).
+  if (name === 'command' && hasKey(parsed, '-v', '-V')) return undefined;
   const rest = parsed.operands.slice(skip);
   // Only env reads NAME=value words; for the others (`time LANG=C ls`) it is the program's name.
   if (name !== 'env') return rest.length === 0 ? undefined : transparent(rest);
