@@ -64,6 +64,13 @@ describe('violationsOf', () => {
     const made =
       '6 openat(AT_FDCWD</p>, "/sb/tmp/tacX", O_RDWR|O_CREAT|O_EXCL, 0600) = 4</sb/tmp/tacX>';
     expect(kinds([made, '6 unlink("/sb/tmp/tacX") = 0'], '/sb/tmp')).toEqual([]);
+    expect(
+      kinds(
+        [made, '6 unlink("/sb/tmp/tacX") = 0', '6 ftruncate(4</sb/tmp/tacX>(deleted), 0) = 0'],
+        '/sb/tmp',
+      ),
+    ).toEqual([]);
+    expect(kinds(['6 ftruncate(1</sb/p/out.txt>, 0) = 0'], '/sb/tmp')).toEqual(['write']);
     expect(kinds([made], '/sb/tmp')).toEqual(['write']);
     expect(
       kinds(

@@ -180,8 +180,9 @@ export function violationsOf(
 /**
  * Private scratch files: created with O_EXCL (so nothing that existed is
  * touched) directly in the command's TMPDIR, and removed again within the
- * same run — what `tac` and `sort` do with input they cannot seek. They
- * leave nothing behind and no other process could have been handed them.
+ * same run — what `tac` and `sort` do with input they cannot seek. Calls on
+ * such a file's fd (`tac - -` truncates it to reuse it) are exempt too.
+ * They leave nothing behind and no other process could have been handed them.
  */
 function scratchFiles(trace: Trace, temporaryDirectory: string): Set<string> {
   const created = new Set<string>();
@@ -211,8 +212,13 @@ function scratchPath(event: SyscallEvent): string | undefined {
 }
 
 function isScratchCall(event: SyscallEvent, scratch: ReadonlySet<string>): boolean {
-  const file = scratchPath(event);
+  const file = scratchPath(event) ?? openedPath(event.args[0]);
   return file !== undefined && scratch.has(file);
+}
+
+/** The file an fd argument refers to (`3</tmp/x>`, `3</tmp/x>(deleted)`), for calls on an fd such as `ftruncate`. */
+function openedPath(arg: string | undefined): string | undefined {
+  return arg === undefined ? undefined : /^\d+<([^<>]*)>(?:\(deleted\))?$/.exec(arg)?.[1];
 }
 
 /**
