@@ -7,6 +7,7 @@ import {
   type LongOption,
   type ProgramSpec,
 } from './program-table.js';
+import { claimedOptions } from './claimed-options.js';
 import { Draw, LOOPBACK_PORT, quote, value, type Word } from './words.js';
 
 /**
@@ -78,7 +79,7 @@ const REDIRECTIONS = [
   ...['> /proc/self/cwd/out.txt', '>$HOME/.profile', '1>>.env', '>\\\nout.txt'],
   ...['>&out.txt', '&>>out.txt', '{fd}> out.txt', '{x}<> notes.txt', '> R*.md', '> ~+/out.txt'],
   ...["> $'out.txt'", '2>&1 >out.txt', '> >(cat)', '>&2-', '4<>.env', '> "$PWD"/out.txt'],
-  ...['> {a,b}', '>>.git/HEAD', '0<>README.md', '<&3', '>\|out.txt'],
+  ...['> {a,b}', '>>.git/HEAD', '0<>README.md', '<&3', '>\\|out.txt'],
 ];
 
 const HEREDOC_OPENERS: readonly [string, string][] = [
@@ -258,7 +259,8 @@ function programArguments(draw: Draw, name: string, wrapDepth: number): string[]
   if (name === 'find') return findArguments(draw, wrapDepth);
   const spec = PROGRAMS[name];
   if (spec === undefined) return [];
-  const words = [...options(draw, spec), ...operands(draw, spec)];
+  const own = draw.chance(30) ? claimedOptions(draw, name) : [];
+  const words = [...(own.length > 0 ? own : options(draw, spec)), ...operands(draw, spec)];
   if (spec.runs === true) {
     if (name === 'timeout' && !words.some((word) => /^[0-9]/.test(word))) words.push('1');
     if (wrapDepth > 0 && (name !== 'xargs' || draw.chance(80))) {
