@@ -23,8 +23,8 @@ import { probeIsolation, type Isolation } from './oracle/traced-run.js';
 
 /** CI's seed: fixed, so a red run can be replayed with the same commands. */
 const CI_SEED = 20_261_203;
-const RUNS = Number(process.env.PARLEY_ORACLE_RUNS ?? 2500);
-const BUDGET_MS = 50_000;
+const RUNS = Number(process.env.PARLEY_ORACLE_RUNS ?? 6000);
+const BUDGET_MS = 45_000;
 const TIMEOUT_MS = 3_000;
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
 
