@@ -138,7 +138,10 @@ function globProgramMatches(ruleContent: string, command: AnalysedCommand): bool
   const glob = command.programGlob;
   if (glob === undefined) return false;
   const ruleProgram = (/^[^\s:*]+/.exec(ruleContent.trim()) ?? [''])[0];
-  if (ruleProgram === '' || !segmentGlobMatches(path.posix.basename(glob), ruleProgram))
+  if (
+    ruleProgram === '' ||
+    !segmentGlobMatches(path.posix.basename(glob), path.posix.basename(ruleProgram))
+  )
     return false;
   const text = [ruleProgram, ...command.tokens.slice(command.envTokens + 1)].join(' ');
   return bashRuleMatches(ruleContent, text);
