@@ -50,7 +50,10 @@ export function resolveTargets(
     const process =
       throughProcess(target, analysis.directories, location.cwd) ||
       (!STANDARD_OUTPUT.test(target.word.value) &&
-        (paths ?? []).some((item) => linksIntoProcess(item.absolute)));
+        // Only a path with a symlink on it resolves elsewhere: walk just those.
+        (paths ?? []).some(
+          (item) => item.real !== item.absolute && linksIntoProcess(item.absolute),
+        ));
     return { target, paths: process ? undefined : paths, throughProcess: process };
   });
 }
