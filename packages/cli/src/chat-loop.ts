@@ -76,11 +76,11 @@ async function answer(waiting: WaitingCall, options: ChatLoopOptions): Promise<I
   const { screen, colors, toolkit } = options;
   const { replyId, toolCall } = waiting;
   if (waiting.kind === 'confirm') {
-    const result = await promptConfirm(toolCall, {
-      screen,
-      colors,
-      checkInput: (call, raw) => checkInput(toolkit, call, raw),
-    });
+    const result = await promptConfirm(
+      toolCall,
+      { screen, colors, checkInput: (call, raw) => checkInput(toolkit, call, raw) },
+      waiting.ask,
+    );
     return userConfirmResultEvent({ replyId, confirmResults: [result] });
   }
   const questions = toolCall.name === 'AskUser' ? askUserQuestions(toolCall) : undefined;

@@ -1,6 +1,6 @@
 import { input, select } from '@inquirer/prompts';
 import { assertNever } from '@parley/core';
-import type { ConfirmResult, ToolCallBlock } from '@parley/core';
+import type { ConfirmResult, PermissionAsk, ToolCallBlock } from '@parley/core';
 import { describeRule, parseJson, prettyInput, truncate } from './format.js';
 import type { Screen } from './renderer.js';
 import type { Colors } from './theme.js';
@@ -13,13 +13,15 @@ export type ConfirmChoice = 'yes' | 'always' | 'no' | 'edit';
 const maxInputLines = 24;
 
 /**
- * The block shown above the question: the tool, its input pretty-printed,
- * and the rules "always allow" would add.
+ * The block shown above the question: the tool, why it asks (the decision's
+ * reason, and whether it is a safety check no rule can clear), its input
+ * pretty-printed, and the rules "always allow" would add.
  */
 export function formatConfirmRequest(
   toolCall: ToolCallBlock,
   colors: Colors,
   width: number,
+  ask?: PermissionAsk,
 ): string {
   const bar = colors.dim(glyphs.bar);
   const lines = prettyInput(toolCall.input).split('\n');
@@ -30,6 +32,7 @@ export function formatConfirmRequest(
   const room = Math.max(8, width - 2);
   const out = [
     `${colors.yellow(glyphs.ask)} ${colors.bold(toolCall.name)} ${colors.yellow('needs your permission')}`,
+    ...reasonLines(ask, colors, room),
     ...shown.map((line) => `${bar} ${truncate(line, room)}`),
   ];
   if (toolCall.suggestedRules.length > 0) {
@@ -37,6 +40,19 @@ export function formatConfirmRequest(
     out.push(`${bar} ${colors.dim(truncate(`suggested rule: ${rules}`, room))}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Why the call asks, cut to the width; nothing when no reason was kept. */
+function reasonLines(ask: PermissionAsk | undefined, colors: Colors, room: number): string[] {
+  const bar = colors.dim(glyphs.bar);
+  const lines: string[] = [];
+  if (ask?.decisionReason !== undefined && ask.decisionReason !== '') {
+    lines.push(`${bar} ${colors.yellow(truncate(`why: ${ask.decisionReason}`, room))}`);
+  }
+  if (ask?.bypassImmune === true) {
+    lines.push(`${bar} ${colors.dim(truncate('a safety check: no rule or mode clears it', room))}`);
+  }
+  return lines;
 }
 
 /** The choices offered for a call: "always allow" only when there are rules to add. */
@@ -93,15 +109,17 @@ export type ConfirmPromptOptions = {
 };
 
 /**
- * Asks the person about one tool call and returns their answer. Throws
+ * Asks the person about one tool call (showing why it asks, when `ask` says)
+ * and returns their answer. Throws
  * inquirer's ExitPromptError on Ctrl-C (the caller parks and saves).
  */
 export async function promptConfirm(
   toolCall: ToolCallBlock,
   options: ConfirmPromptOptions,
+  ask?: PermissionAsk,
 ): Promise<ConfirmResult> {
   const { screen, colors } = options;
-  screen.write(`\n${formatConfirmRequest(toolCall, colors, screen.columns())}`);
+  screen.write(`\n${formatConfirmRequest(toolCall, colors, screen.columns(), ask)}`);
   const choice = await select<ConfirmChoice>({
     message: `Allow ${toolCall.name}?`,
     choices: confirmChoices(toolCall),

@@ -34,6 +34,27 @@ describe('confirmation prompt', () => {
     );
   });
 
+  it('shows why the call asks, and says when no rule or mode clears it', () => {
+    const readCall = call('Read', { file_path: '~/.ssh/id_rsa' }, false);
+    expect(
+      formatConfirmRequest(readCall, plainColors, 80, {
+        message: 'Permission required for Read',
+        decisionReason: 'Safety: reads a secret: ~/.ssh/id_rsa',
+        bypassImmune: true,
+      }),
+    ).toBe(
+      [
+        '? Read needs your permission',
+        '│ why: Safety: reads a secret: ~/.ssh/id_rsa',
+        '│ a safety check: no rule or mode clears it',
+        '│ {',
+        '│   "file_path": "~/.ssh/id_rsa"',
+        '│ }',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('offers "always allow" only when there are rules to add', () => {
     expect(confirmChoices(writeCall).map((choice) => choice.value)).toEqual([
       'yes',

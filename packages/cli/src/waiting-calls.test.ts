@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
-import type { AgentEvent } from '@parley/core';
+import type { AgentEvent, Tool } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { confirmResult } from './confirm-prompt.js';
 import { waitingCalls } from './waiting-calls.js';
@@ -66,6 +66,34 @@ describe('waitingCalls', () => {
     expect(log).toEqual(['first:1', 'second:2']);
     expect(waitingCalls(agent.state)).toEqual([]);
     expect(agent.state.reply).toBeNull();
+  });
+
+  it('carries why a confirmation asks, as the agent kept it', async () => {
+    const reader: Tool<{ path: string }> = {
+      ...tool({
+        name: 'read_file',
+        description: 'Reads a file.',
+        input: z.object({ path: z.string() }),
+        readOnly: true,
+        execute: async () => 'contents',
+      }),
+      checkReads: () => ({
+        behavior: 'ask',
+        message: 'Permission required for read_file',
+        decisionReason: 'outside the working directories: ~/notes/a.md',
+      }),
+    };
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ id: 'r', name: 'read_file', input: { path: '~/notes/a.md' } }] },
+      ]),
+      toolkit: new Toolkit([reader]),
+    });
+    await drain(agent.replyStream('go'));
+    expect(waitingCalls(agent.state)[0]?.ask).toEqual({
+      message: 'Permission required for read_file',
+      decisionReason: 'outside the working directories: ~/notes/a.md',
+    });
   });
 
   it('is empty when nothing is parked', () => {

@@ -1,10 +1,13 @@
-import type { AgentState, ToolCallBlock } from '@parley/core';
+import { findPermissionAsk } from '@parley/core';
+import type { AgentState, PermissionAsk, ToolCallBlock } from '@parley/core';
 
 /** A tool call the parked reply waits on, and what the person must do for it. */
 export type WaitingCall = {
   kind: 'confirm' | 'external';
   replyId: string;
   toolCall: ToolCallBlock;
+  /** Why a confirmation asks, as the agent kept it in the reply message. */
+  ask?: PermissionAsk;
 };
 
 /**
@@ -21,8 +24,15 @@ export function waitingCalls(state: AgentState): WaitingCall[] {
   const waiting: WaitingCall[] = [];
   for (const block of message.content) {
     if (block.type !== 'tool_call') continue;
-    if (block.state === 'asking')
-      waiting.push({ kind: 'confirm', replyId: reply.replyId, toolCall: block });
+    if (block.state === 'asking') {
+      const ask = findPermissionAsk(message, block.id);
+      waiting.push({
+        kind: 'confirm',
+        replyId: reply.replyId,
+        toolCall: block,
+        ...(ask === undefined ? {} : { ask }),
+      });
+    }
     if (block.state === 'submitted')
       waiting.push({ kind: 'external', replyId: reply.replyId, toolCall: block });
   }

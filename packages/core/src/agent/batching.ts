@@ -1,5 +1,6 @@
 import type { PermissionRule, ToolCallBlock } from '../message/index.js';
 import type { AgentEvent } from '../event/index.js';
+import { PERMISSION_ASKS_KEY, permissionAskOf, recordPermissionAsk } from '../permission/asks.js';
 import type { Tool } from '../tool/index.js';
 import { nowIso } from '../util/ids.js';
 import { executeCall, startCall } from './acting.js';
@@ -71,7 +72,15 @@ function* applyDecision(
         state: 'asking',
         suggestedRules: decision.suggestedRules ?? [],
       });
-      parkEvents.push(run.event('REQUIRE_USER_CONFIRM', { toolCalls: [eventCopy(asking)] }));
+      const ask = permissionAskOf(decision);
+      recordPermissionAsk(run.message, call.id, ask);
+      const asks = call.id === '__proto__' ? {} : { [call.id]: { ...ask } };
+      parkEvents.push(
+        run.event('REQUIRE_USER_CONFIRM', {
+          toolCalls: [eventCopy(asking)],
+          metadata: { [PERMISSION_ASKS_KEY]: asks },
+        }),
+      );
       return 'ask';
     }
     case 'allow': {

@@ -1,6 +1,7 @@
 import type { ContentBlock, Msg, ToolCallBlock, ToolResultBlock } from '../message/index.js';
 import type { ChatChunk, ChatModel } from '../model/index.js';
 import type { PermissionEngine } from '../permission/index.js';
+import { forgetPermissionAsk } from '../permission/asks.js';
 import type { Logger, Toolkit } from '../tool/index.js';
 import type { AgentEvent, AgentEventFields, AgentEventType } from '../event/index.js';
 import { makeEvent } from '../event/index.js';
@@ -137,6 +138,8 @@ export class ReplyRun {
   updateCall(id: string, patch: Partial<Omit<ToolCallBlock, 'type' | 'id'>>): ToolCallBlock {
     const next: ToolCallBlock = { ...this.call(id), ...patch };
     this.message.content[this.callIndex.get(id) ?? -1] = next;
+    // Why a call asked is kept only while it asks.
+    if (next.state !== 'asking') forgetPermissionAsk(this.message, id);
     return next;
   }
 

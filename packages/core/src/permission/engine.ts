@@ -1,6 +1,7 @@
 import type {
   PermissionContext,
   PermissionDecision,
+  PermissionMode,
   PermissionRule,
   PermissionSubject,
 } from './types.js';
@@ -30,6 +31,30 @@ function matchingRule<Input>(
       rule.toolName === tool.name &&
       (rule.ruleContent === null || tool.matchRule(rule.ruleContent, input)),
   );
+}
+
+/**
+ * The tool's own answer for a call whose reads need asking: its own deny or
+ * safety ask stands, and so does an allow (a rule the tool weighs itself, such
+ * as a `Read` rule for a Bash read); otherwise the reads decide, so a secret
+ * read stays a safety ask whatever the tool said, and an outside read keeps
+ * its reason and suggestions when the tool passes through.
+ */
+function ownDecision(
+  reads: PermissionDecision | undefined,
+  checked: PermissionDecision,
+): PermissionDecision {
+  if (reads === undefined || checked.behavior === 'deny' || checked.bypassImmune === true) {
+    return checked;
+  }
+  if (reads.bypassImmune === true || checked.behavior === 'passthrough') return reads;
+  return checked;
+}
+
+/** The reason of a mode's denial, with why the reads needed asking when they did. */
+function withMode(mode: PermissionMode, reads: PermissionDecision | undefined): string {
+  const reason = reads?.decisionReason ?? reads?.message;
+  return reason === undefined || reason === '' ? `mode: ${mode}` : `mode: ${mode} (${reason})`;
 }
 
 /**
@@ -105,15 +130,23 @@ export class PermissionEngine {
       }
       return { behavior: 'ask', message: text.ask(name), decisionReason: reason, matchedRule: ask };
     }
-    // 3. read-only invocation
+    // 3. read-only invocation, unless what it reads needs asking (Parley adds)
+    let reads: PermissionDecision | undefined;
     if (tool.isReadOnly(input)) {
-      return { behavior: 'allow', message: text.readOnly(name), decisionReason: 'read-only' };
+      reads = await tool.checkReads?.(input, context);
+      if (reads === undefined) {
+        return { behavior: 'allow', message: text.readOnly(name), decisionReason: 'read-only' };
+      }
     }
     // 4. the tool's own check
     if (mode === 'explore') {
-      return { behavior: 'deny', message: text.explore(name), decisionReason: 'mode: explore' };
+      return {
+        behavior: 'deny',
+        message: text.explore(name),
+        decisionReason: withMode(mode, reads),
+      };
     }
-    const own = await tool.checkPermissions(input, context);
+    const own = ownDecision(reads, await tool.checkPermissions(input, context));
     if (own.behavior === 'allow' || own.behavior === 'deny') return own;
     if (own.behavior === 'ask' && own.bypassImmune === true) {
       if (mode === 'dont_ask') {
@@ -141,7 +174,11 @@ export class PermissionEngine {
       case 'bypass':
         return { behavior: 'allow', message: text.bypass(name), decisionReason: 'mode: bypass' };
       case 'dont_ask':
-        return { behavior: 'deny', message: text.dontAsk(name), decisionReason: 'mode: dont_ask' };
+        return {
+          behavior: 'deny',
+          message: text.dontAsk(name),
+          decisionReason: withMode(mode, reads),
+        };
       default:
         return {
           behavior: 'ask',

@@ -8,3 +8,5 @@ export type {
 } from './types.js';
 export { PermissionEngine, createPermissionContext } from './engine.js';
 export { permissionMessages } from './messages.js';
+export type { PermissionAsk } from './asks.js';
+export { findPermissionAsk, PERMISSION_ASKS_KEY } from './asks.js';

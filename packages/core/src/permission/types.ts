@@ -44,4 +44,15 @@ export interface PermissionSubject<Input = unknown> {
   ): PermissionDecision | Promise<PermissionDecision>;
   matchRule(ruleContent: string | null, input: Input): boolean;
   suggestRules(input: Input): PermissionRule[];
+  /**
+   * For a read-only call: undefined when what it reads is harmless, else the
+   * ask its reads need (outside the working directories; a safety ask with
+   * `bypassImmune` for a secret). Such a call is not allowed as read-only at
+   * step 3 and goes on to the tool's own check (SPEC section 6, Parley adds).
+   * Leaving it out keeps every read-only call harmless, as in AgentScope.
+   */
+  checkReads?(
+    input: Input,
+    context: PermissionContext,
+  ): PermissionDecision | undefined | Promise<PermissionDecision | undefined>;
 }

@@ -10,7 +10,9 @@ import {
   isReadOnlyProgram,
   READ_ONLY_WITH_ANY_ARGUMENTS,
 } from './read-only.js';
+import { commandReads, type ReadWord } from './read-targets.js';
 import { commandSafety } from './safety.js';
+import { secretExpansions } from './secret-expansions.js';
 import { parsePlainCommand } from './simple-parse.js';
 import type { Assignment, CommandKind, Hazard, ParsedScript, Redirect, Word } from './syntax.js';
 import {
@@ -24,6 +26,9 @@ import { unwrap, type WrapperKind } from './wrappers.js';
 
 /** A path a command changes, with how many `cd`s came before it (see `CommandAnalysis.directories`). */
 export type Target = TargetWord & { cdIndex: number };
+
+/** A path a command may read, with how many `cd`s came before it. */
+export type ReadTarget = ReadWord & { cdIndex: number };
 
 /** One simple command with everything the permission checks need to know about it. */
 export type AnalysedCommand = {
@@ -53,6 +58,8 @@ export type AnalysedCommand = {
   filesystem: boolean;
   /** Paths it changes: its own targets and its output redirections. */
   targets: Target[];
+  /** Paths it may read (see `commandReads`). */
+  reads: ReadTarget[];
   /** Why it is dangerous in any context (safety asks). */
   safety: string[];
   /** The program name when it is a glob (`/bin/r?`): deny and ask rules take it as any program it may match. */
@@ -73,6 +80,8 @@ export type CommandAnalysis = {
   readOnly: boolean;
   /** Every path written or removed. */
   targets: Target[];
+  /** Every path that may be read. */
+  reads: ReadTarget[];
   /** The `cd`s of the line in order: a path, or undefined when unknown (`cd -`). */
   directories: (string | undefined)[];
 };
@@ -145,6 +154,7 @@ class Analyser {
     const safety = [
       ...this.hazards.map((hazard) => `${HAZARD_TEXT[hazard.kind]}: ${hazard.text.slice(0, 80)}`),
       ...this.all.flatMap((command) => command.safety),
+      ...secretExpansions(source),
     ];
     const targets = this.all.flatMap((command) => command.targets);
     return {
@@ -158,6 +168,7 @@ class Analyser {
         targets.length === 0 &&
         this.all.every((command) => command.readsOnly),
       targets,
+      reads: this.all.flatMap((command) => command.reads),
       directories: this.directories,
     };
   }
@@ -257,6 +268,10 @@ class Analyser {
       filesystem: kind === 'command' && isFilesystemCommand(program),
       targets,
       programGlob: globName ? name : undefined,
+      reads: commandReads(kind, program, args, redirects, programReadsOnly, fed).map((read) => ({
+        ...read,
+        cdIndex,
+      })),
       safety: [
         ...commandSafety(kind === 'command' ? programBaseName(name) : name, args, assignments),
         ...(globName ? [`the program name ${name} is a pattern that may run any program`] : []),

@@ -14,6 +14,8 @@ import { analyseCommandLine, analyseCommandLineAsync, type CommandAnalysis } fro
 import { loadBashParser } from './parser.js';
 import { loadSecondParser } from './second-parser.js';
 import { decideBash } from './permissions.js';
+import { judgeBashReads, readsStayInside } from './read-paths.js';
+import { readsDecision } from '../shared/read-access.js';
 import { bashRuleMatches } from './rules.js';
 import { runCommand } from './run-command.js';
 import { uncoveredCommands } from './coverage.js';
@@ -102,6 +104,24 @@ export class Bash implements Tool<BashInput> {
     return analyseCommandLine(input.command)?.readOnly ?? false;
   }
 
+  /**
+   * What a read-only line's reads need (SPEC section 6, Parley adds): a
+   * safety ask for a secret, an ask for a path outside the working
+   * directories, else nothing. A line that cannot be analysed is not
+   * read-only, so it never gets here.
+   */
+  async checkReads(
+    input: BashInput,
+    context: PermissionContext,
+  ): Promise<PermissionDecision | undefined> {
+    const analysis = await analyseCommandLineAsync(input.command);
+    const reads = await judgeBashReads(analysis, context, this.location());
+    return readsDecision(this.name, {
+      secrets: reads.secrets,
+      outside: reads.outside.map((read) => read.shown),
+    });
+  }
+
   /** Read-only commands may run beside other calls. */
   isConcurrencySafe(input: BashInput): boolean {
     return this.isReadOnly(input);
@@ -113,11 +133,12 @@ export class Bash implements Tool<BashInput> {
   }
 
   /**
-   * Whether one rule matches the call. For a line that only reads, a rule
-   * matches if it matches any command (so a deny or ask rule on `cat` holds
-   * inside `cat x | wc`; allowing is moot, reads are allowed anyway). For any
-   * other line, only if it matches every sub-command and nothing is written,
-   * so a single allow rule never allows more than `checkPermissions` would.
+   * Whether one rule matches the call. For a line that only reads inside
+   * the cwd, a rule matches if it matches any command (so a deny or ask rule
+   * on `cat` holds inside `cat x | wc`; allowing is moot, reads are allowed
+   * anyway). For any other line, only if it matches every sub-command and
+   * nothing is written or read elsewhere, so a single allow rule never allows
+   * more than `checkPermissions` would (reads outside take a `Read` rule).
    * Deny and ask rules matching only some sub-commands are applied by
    * `checkPermissions`.
    */
@@ -125,12 +146,13 @@ export class Bash implements Tool<BashInput> {
     if (ruleContent === null) return true;
     const analysis = analyseCommandLine(input.command);
     if (analysis === undefined) return matchesAnyFragment(ruleContent, input.command);
-    if (analysis.readOnly) {
+    const readsInside = readsStayInside(analysis, this.location());
+    if (analysis.readOnly && readsInside) {
       return analysis.all.some((command) =>
         command.matchTexts.some((text) => bashRuleMatches(ruleContent, text)),
       );
     }
-    if (analysis.safety.length > 0 || analysis.targets.length > 0) return false;
+    if (analysis.safety.length > 0 || analysis.targets.length > 0 || !readsInside) return false;
     return (
       analysis.parts.length > 0 &&
       analysis.parts.every((part) => bashRuleMatches(ruleContent, part.text))
@@ -153,7 +175,9 @@ export class Bash implements Tool<BashInput> {
         bypassImmune: true,
       };
     }
-    return decideBash(analysis, context, { cwd: this.cwd, home: this.home() });
+    const location = this.location();
+    const reads = await judgeBashReads(analysis, context, location);
+    return decideBash(analysis, context, location, reads);
   }
 
   /** One `{command} {subcommand}:*` rule per sub-command that is not read-only (for `time npm test`, the inner `npm test`). */
@@ -177,6 +201,10 @@ export class Bash implements Tool<BashInput> {
       tailChars: TAIL_CHARS,
       killGraceMs: KILL_GRACE_MS,
     });
+  }
+
+  private location(): { cwd: string; home: string } {
+    return { cwd: this.cwd, home: this.home() };
   }
 
   private home(): string {

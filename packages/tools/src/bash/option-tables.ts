@@ -107,7 +107,7 @@ const SPECS: Record<string, string> = {
   tty: `s,silent,quiet ${HELP}`,
   logname: HELP,
   users: HELP,
-  who: `a,all b,boot d,dead H,heading l,login lookup m p,process q,count r,runlevel s,short t,time T,w,mesg,message,writable u,users ${HELP}`,
+  who: `a,all b,boot d,dead H,heading ips l,login lookup m p,process q,count r,runlevel s,short t,time T,w,mesg,message,writable u,users ${HELP}`,
   date:
     'd=,date= debug f=,file= I?,iso-8601? resolution R,rfc-email rfc-3339= r=,reference= !s=,set= ' +
     `u,utc,universal ${HELP}`,

@@ -5,8 +5,10 @@ import { isHarmlessSink } from '../shared/dangerous-paths.js';
 import { isEditMode } from '../shared/file-permissions.js';
 import { escapeGlob, matchesFileRule } from '../shared/glob-rule.js';
 import { isInWorkingDirectory, workingDirectories } from '../shared/paths.js';
+import { outsideReadReason } from '../shared/read-access.js';
 import type { AnalysedCommand, CommandAnalysis } from './analysis.js';
 import { coverage, modeUsed, rulesUsed, uncoveredCommands, type Cover } from './coverage.js';
+import { readOnlyLineDecision, readSafety, uncoveredReads, type BashReads } from './read-paths.js';
 import { bashRuleMatches } from './rules.js';
 import { MAX_SUGGESTIONS, prefixRules } from './suggestions.js';
 import {
@@ -30,8 +32,9 @@ const FILE_WRITE_TOOLS = new Set(['Write', 'Edit']);
  * 2. an ask rule matching any of them asks, marked bypass-immune so that no
  *    allow rule can clear it (the engine already gave ask rules precedence
  *    over allow rules when one matched the whole line);
- * 3. hazards, dangerous commands and dangerous targets are safety asks;
- * 4. a read-only line is allowed;
+ * 3. hazards, dangerous commands, dangerous targets and secret reads are safety asks;
+ * 4. a read-only line is allowed, unless it reads outside the working
+ *    directories where no `Read` rule allows it (`reads`, see `judgeBashReads`);
  * 5. allowed when every sub-command is (rules, reads, edit modes) and every
  *    path written is granted: one named as an argument must be inside a
  *    working directory; one written by a redirection is a file write, granted
@@ -42,6 +45,7 @@ export function decideBash(
   analysis: CommandAnalysis,
   context: PermissionContext,
   location: ShellLocation,
+  reads: BashReads,
 ): PermissionDecision {
   const resolved = resolveTargets(analysis, location);
   const deny =
@@ -68,7 +72,11 @@ export function decideBash(
     };
   }
   const directories = workingDirectories(context, location.cwd);
-  const safety = [...analysis.safety, ...targetSafety(resolved, directories, location.home)];
+  const safety = [
+    ...analysis.safety,
+    ...targetSafety(resolved, directories, location.home),
+    ...readSafety(reads),
+  ];
   if (safety.length > 0) {
     return {
       behavior: 'ask',
@@ -77,19 +85,15 @@ export function decideBash(
       bypassImmune: true,
     };
   }
-  if (analysis.readOnly) {
-    return {
-      behavior: 'allow',
-      message: permissionMessages.readOnly(TOOL),
-      decisionReason: 'read-only',
-    };
-  }
+  if (analysis.readOnly) return readOnlyLineDecision(reads, context, location.cwd);
   const covered = coverage(analysis, context.allowRules, context.mode);
   const writes = grants(resolved, directories, context, location.cwd);
+  const readsOutside = uncoveredReads(reads, context.allowRules, location.cwd);
   if (
     covered.uncovered.length === 0 &&
     writes.outside.length === 0 &&
-    writes.pending.length === 0
+    writes.pending.length === 0 &&
+    readsOutside.length === 0
   ) {
     return allowed(covered.covers, context);
   }
@@ -103,12 +107,16 @@ export function decideBash(
     ...(writes.pending.length > 0
       ? [`Writes files: ${writes.pending.map((item) => item.real).join(', ')}`]
       : []),
+    ...(readsOutside.length > 0 ? [outsideReadReason(readsOutside.map((read) => read.shown))] : []),
   ];
   return {
     behavior: 'ask',
     message: permissionMessages.ask(TOOL),
     decisionReason: reasons.join('; '),
-    suggestedRules: writes.outside.length > 0 ? [] : suggest(analysis, resolved, context, location),
+    suggestedRules:
+      writes.outside.length > 0 || readsOutside.length > 0
+        ? []
+        : suggest(analysis, resolved, context, location),
   };
 }
 
@@ -138,7 +146,10 @@ function globProgramMatches(ruleContent: string, command: AnalysedCommand): bool
   const glob = command.programGlob;
   if (glob === undefined) return false;
   const ruleProgram = (/^[^\s:*]+/.exec(ruleContent.trim()) ?? [''])[0];
-  if (ruleProgram === '' || !segmentGlobMatches(path.posix.basename(glob), ruleProgram))
+  if (
+    ruleProgram === '' ||
+    !segmentGlobMatches(path.posix.basename(glob), path.posix.basename(ruleProgram))
+  )
     return false;
   const text = [ruleProgram, ...command.tokens.slice(command.envTokens + 1)].join(' ');
   return bashRuleMatches(ruleContent, text);

@@ -8,6 +8,7 @@ import {
 } from '../shared/dangerous-paths.js';
 import { absolutePath, realPath } from '../shared/paths.js';
 import type { CommandAnalysis, Target } from './analysis.js';
+import type { Word } from './syntax.js';
 
 /** A target path, as written (absolute) and with symlinks resolved. */
 export type ResolvedPath = { absolute: string; real: string };
@@ -45,14 +46,15 @@ export function resolveTargets(
   const directories = possibleDirectories(analysis.directories, location);
   return analysis.targets.map((target) => {
     const paths = resolveTarget(target, directories[target.cdIndex], location);
-    const linked =
-      !STANDARD_OUTPUT.test(target.word.value) &&
-      (paths ?? []).some((item) => linksIntoProcess(item.absolute));
-    return {
-      target,
-      paths: linked ? undefined : paths,
-      throughProcess: linked || throughProcess(target, analysis.directories, location.cwd),
-    };
+    // A written path through /proc or /dev/fd is one only the running shell can resolve.
+    const process =
+      throughProcess(target, analysis.directories, location.cwd) ||
+      (!STANDARD_OUTPUT.test(target.word.value) &&
+        // Only a path with a symlink on it resolves elsewhere: walk just those.
+        (paths ?? []).some(
+          (item) => item.real !== item.absolute && linksIntoProcess(item.absolute),
+        ));
+    return { target, paths: process ? undefined : paths, throughProcess: process };
   });
 }
 
@@ -99,6 +101,23 @@ function throughProcess(
   return [word.value, ...changes.slice(0, target.cdIndex).flatMap((change) => change ?? [])].some(
     (value) => reachesProcess(cwd, value),
   );
+}
+
+/**
+ * Resolves other words of the line (the paths it reads) the way targets are
+ * resolved: after the `cd`s before them, `~`, globs and symlinks; `paths`
+ * undefined when they cannot be known.
+ */
+export function resolveWords<Item extends { word: Word; cdIndex: number }>(
+  items: readonly Item[],
+  analysis: CommandAnalysis,
+  location: ShellLocation,
+): { item: Item; paths: ResolvedPath[] | undefined }[] {
+  const directories = possibleDirectories(analysis.directories, location);
+  return items.map((item) => ({
+    item,
+    paths: resolveTarget(item, directories[item.cdIndex], location),
+  }));
 }
 
 /** Reasons a resolved target is a safety ask: dangerous files, devices, critical removals. */
@@ -191,7 +210,7 @@ function possibleDirectories(
 }
 
 function resolveTarget(
-  target: Target,
+  target: { word: Word },
   directories: Set<string> | undefined,
   location: ShellLocation,
 ): ResolvedPath[] | undefined {
@@ -206,7 +225,6 @@ function resolveTarget(
   if (bases === undefined) return undefined;
   const paths: ResolvedPath[] = [];
   for (const base of bases) {
-    if (reachesProcess(base, word.value) && !STANDARD_OUTPUT.test(word.value)) return undefined;
     if (!word.glob) {
       const full = absolutePath(base, word.value, location.home);
       paths.push({ absolute: full, real: realPath(full) });

@@ -75,13 +75,18 @@ describe('file tool permissions', () => {
     );
   });
 
-  it('reading tools are allowed in every mode and deny rules still hold', async () => {
+  it('reading tools are allowed in every mode inside the project and deny rules still hold', async () => {
     const read = new Read({ cwd: project });
     const glob = new Glob({ cwd: project });
     expect(
-      (await new PermissionEngine({ mode: 'explore' }).check(read, { file_path: 'escape/x' }))
+      (await new PermissionEngine({ mode: 'explore' }).check(read, { file_path: 'src/x' }))
         .behavior,
     ).toBe('allow');
+    // A symlink out of the project is a read outside the working directories.
+    expect(
+      (await new PermissionEngine({ mode: 'explore' }).check(read, { file_path: 'escape/x' }))
+        .behavior,
+    ).toBe('deny');
     expect(
       (await new PermissionEngine({ mode: 'explore' }).check(glob, { pattern: '*' })).behavior,
     ).toBe('allow');

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type {
@@ -15,6 +17,8 @@ import {
   type FileTarget,
 } from '../shared/file-permissions.js';
 import { matchesFileRule } from '../shared/glob-rule.js';
+import { workingDirectories } from '../shared/paths.js';
+import { findReadProblems, readsDecision, type ReadPath } from '../shared/read-access.js';
 
 /** Options shared by the file tools. */
 export type FileToolOptions = {
@@ -26,7 +30,8 @@ export type FileToolOptions = {
  * What the file tools share: a path input resolved against `cwd`, glob rules
  * matched on the symlink-resolved absolute path (SPEC section 7), `{dir}/**`
  * suggestions, and the write check of `checkFileChange` for tools that change
- * files. Reading tools are read-only, so the engine allows them at step 3.
+ * files. Reading tools are read-only, so the engine allows them at step 3,
+ * unless they read outside the working directories or a secret (`checkReads`).
  */
 export abstract class FileTool<Input> implements Tool<Input> {
   abstract readonly name: string;
@@ -73,6 +78,24 @@ export abstract class FileTool<Input> implements Tool<Input> {
     return undefined;
   }
 
+  /**
+   * What a reading tool's reads need: a safety ask for a secret (by name,
+   * place or private key header), an ask for a path outside the working
+   * directories (symlinks resolved), else nothing. A directory tree the tool
+   * walks is not searched for secrets here: the walk leaves them out.
+   */
+  checkReads(input: Input, context: PermissionContext): PermissionDecision | undefined {
+    if (!this.reads) return undefined;
+    const read = this.readPath(input);
+    const findings = findReadProblems(
+      read === undefined ? [] : [read],
+      read === undefined ? [this.pathOf(input)] : [],
+      workingDirectories(context, this.cwd),
+      homedir(),
+    );
+    return readsDecision(this.name, findings);
+  }
+
   /** A writing tool's own check (dangerous paths, edit modes); reading tools pass through. */
   checkPermissions(input: Input, context: PermissionContext): PermissionDecision {
     if (this.reads) return { behavior: 'passthrough', message: '' };
@@ -90,8 +113,22 @@ export abstract class FileTool<Input> implements Tool<Input> {
     return [suggestFileRule(this.name, this.target(input), this.targetsDirectory)];
   }
 
+  /**
+   * The path a reading tool reads: the target, a whole tree for the tools
+   * that search a directory; undefined when it cannot be known before running.
+   */
+  protected readPath(input: Input): ReadPath | undefined {
+    const target = this.target(input);
+    return { ...target, recursive: this.targetsDirectory && isDirectory(target.real) };
+  }
+
   /** The target of the input, absolute and symlink-resolved. */
   protected target(input: Input): FileTarget {
     return fileTarget(this.cwd, this.pathOf(input));
   }
+}
+
+/** Whether the path is a directory now (a missing path is not). */
+function isDirectory(real: string): boolean {
+  return statSync(real, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }

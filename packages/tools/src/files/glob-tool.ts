@@ -4,8 +4,10 @@ import { z } from 'zod';
 import type { ToolContext, ToolOutput } from '@parley/core';
 import { FileToolError } from '../errors.js';
 import { fileTarget } from '../shared/file-permissions.js';
+import type { ReadPath } from '../shared/read-access.js';
 import { FileTool } from './file-tool.js';
 import { GitignoreMatcher } from './gitignore.js';
+import { leftOutNote, withoutSecrets } from './left-out.js';
 import { statOrThrow } from './stat.js';
 
 const MAX_RESULTS = 200;
@@ -24,7 +26,8 @@ export type GlobInput = z.output<typeof globInput>;
 /**
  * Finds files by glob pattern (tinyglobby), skipping `.git` and files the
  * repository's `.gitignore` files exclude. Paths come back absolute and
- * sorted; at most 200, with a note when there were more. Read-only.
+ * sorted; at most 200, with a note when there were more. Read-only; files
+ * that may hold secrets are left out, with a note saying how many.
  */
 export class Glob extends FileTool<GlobInput> {
   readonly name = 'Glob';
@@ -50,6 +53,14 @@ export class Glob extends FileTool<GlobInput> {
     return directory === '' ? base : path.resolve(this.cwd, base, directory);
   }
 
+  /** A pattern that climbs with `..` after its first glob character can reach anywhere. */
+  protected override readPath(input: GlobInput): ReadPath | undefined {
+    const firstGlob = input.pattern.search(/[*?[{]/);
+    const rest = firstGlob === -1 ? '' : input.pattern.slice(firstGlob);
+    if (rest.split('/').includes('..')) return undefined;
+    return super.readPath(input);
+  }
+
   /** Lists the matching files. */
   async execute(input: GlobInput, context: ToolContext): Promise<ToolOutput> {
     const root = fileTarget(this.cwd, input.path ?? '.').absolute;
@@ -65,14 +76,22 @@ export class Glob extends FileTool<GlobInput> {
       ignore: ['**/.git/**'],
       signal: context.signal,
     });
-    const files = found.filter((file) => !gitignore.ignores(file)).sort();
+    const { kept: files, leftOut } = withoutSecrets(
+      found.filter((file) => !gitignore.ignores(file)).sort(),
+      root,
+    );
     const shown = files.slice(0, MAX_RESULTS);
-    const metadata = { root, count: files.length, truncated: files.length > shown.length };
-    if (files.length === 0) return { output: 'No files found.', metadata };
+    const metadata = {
+      root,
+      count: files.length,
+      truncated: files.length > shown.length,
+      leftOut,
+    };
+    if (files.length === 0) return { output: `No files found.${leftOutNote(leftOut)}`, metadata };
     const note =
       files.length > shown.length
         ? `\n(Showing ${shown.length} of ${files.length} files; use a narrower pattern or path.)`
         : '';
-    return { output: shown.join('\n') + note, metadata };
+    return { output: shown.join('\n') + note + leftOutNote(leftOut), metadata };
   }
 }

@@ -3,9 +3,11 @@ import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import type { ToolContext, ToolOutput } from '@parley/core';
 import { FileToolError } from '../errors.js';
+import { textHoldsPrivateKey } from '../shared/secret-paths.js';
 import { looksBinary } from './file-kind.js';
 import { FileTool } from './file-tool.js';
 import { GitignoreMatcher } from './gitignore.js';
+import { leftOutNote, withoutSecrets } from './left-out.js';
 import { statOrThrow } from './stat.js';
 
 const MAX_MATCHES = 200;
@@ -36,6 +38,8 @@ export type GrepInput = z.output<typeof grepInput>;
  * directory with tinyglobby, skips `.git`, files excluded by `.gitignore`
  * (the `ignore` package), binary and very large files; stops after 200
  * matches with a note. Results are `path:line:text`, files in sorted order.
+ * A directory search leaves out files that may hold secrets (by name, place
+ * or private key header) and says how many.
  */
 export class Grep extends FileTool<GrepInput> {
   readonly name = 'Grep';
@@ -58,24 +62,32 @@ export class Grep extends FileTool<GrepInput> {
     const root = this.target(input).absolute;
     const regex = compile(input.pattern, input.ignore_case ?? false, root);
     const info = await statOrThrow(root);
-    const files = info.isDirectory() ? await listFiles(root, input.glob, context.signal) : [root];
+    const walk = info.isDirectory();
+    const { kept: files, leftOut: leftByName } = walk
+      ? withoutSecrets(await listFiles(root, input.glob, context.signal), root)
+      : { kept: [root], leftOut: 0 };
     const lines: string[] = [];
     let searched = 0;
     let truncated = false;
+    let leftOut = leftByName;
     for (const file of files) {
       if (context.signal.aborted) break;
       const text = await readSearchable(file);
       if (text === undefined) continue;
+      if (walk && textHoldsPrivateKey(text)) {
+        leftOut++;
+        continue;
+      }
       searched++;
       truncated = collectMatches(file, text, regex, lines);
       if (truncated) break;
     }
-    const metadata = { root, matches: lines.length, filesSearched: searched, truncated };
-    if (lines.length === 0) return { output: 'No matches found.', metadata };
+    const metadata = { root, matches: lines.length, filesSearched: searched, truncated, leftOut };
+    if (lines.length === 0) return { output: `No matches found.${leftOutNote(leftOut)}`, metadata };
     const note = truncated
       ? `\n(Stopped at ${MAX_MATCHES} matches; narrow the pattern, path or glob to see the rest.)`
       : '';
-    return { output: lines.join('\n') + note, metadata };
+    return { output: lines.join('\n') + note + leftOutNote(leftOut), metadata };
   }
 }
 
