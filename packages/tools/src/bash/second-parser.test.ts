@@ -59,6 +59,10 @@ describe('the second parser as a check on the first', () => {
     expect(difference('ls {fd}>x')).toMatch(/commands differently/);
   });
 
+  it('sees the backquotes bash runs in a here-document body, which tree-sitter takes for text', () => {
+    expect(difference('cat <<EOF\n`touch x`\nEOF')).toMatch(/only one parser sees CmdSubst/);
+  });
+
   it('names a construct only the second parser sees', () => {
     expect(difference(`echo $'\\\\'; echo $(id) #'`)).toMatch(/only one parser sees CmdSubst/);
   });
