@@ -41,6 +41,8 @@ describe('the second parser as a check on the first', () => {
       `echo $'a\\tb' "c" 'd'e\\ f`,
       'ls \\\n  -la',
       'echo é😀 x >/dev/null',
+      'sort > /dev/null -o x README.md; ls <&- -la',
+      'cat <<EOF >/dev/null x\nhi\nEOF',
     ]) {
       expect({ source, difference: difference(source) }).toEqual({ source, difference: undefined });
     }
