@@ -150,6 +150,22 @@ describe('parsePlainCommand', () => {
   });
 });
 
+describe('words after a redirection target', () => {
+  it('are arguments of the command, as bash reads them', () => {
+    expect(words('sort > /dev/null -o x README.md')).toEqual(['sort', '-o', 'x', 'README.md']);
+    expect(words('ls <&- -la')).toEqual(['ls', '-la']);
+    expect(words('cat <<EOF >/dev/null x\nhi\nEOF')).toEqual(['cat', 'x']);
+    expect(
+      parse('sort > /dev/null -o x').commands[0]?.redirects.map((r) => r.target?.value),
+    ).toEqual(['/dev/null']);
+  });
+
+  it('have their substitutions found', () => {
+    expect(hazards('cat > /dev/null $(touch y)')).toContain('command-substitution');
+    expect(hazards('{ ls; } > x y')).toContain('unsupported-syntax');
+  });
+});
+
 describe('brace expansion', () => {
   it('drops the words it leaves empty and unquoted, as bash does', () => {
     expect(words('time {,} rm -rf x')).toEqual(['time', 'rm', '-rf', 'x']);

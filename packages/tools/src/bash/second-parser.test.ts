@@ -41,6 +41,8 @@ describe('the second parser as a check on the first', () => {
       `echo $'a\\tb' "c" 'd'e\\ f`,
       'ls \\\n  -la',
       'echo é😀 x >/dev/null',
+      'sort > /dev/null -o x README.md; ls <&- -la',
+      'cat <<EOF >/dev/null x\nhi\nEOF',
     ]) {
       expect({ source, difference: difference(source) }).toEqual({ source, difference: undefined });
     }
@@ -57,6 +59,10 @@ describe('the second parser as a check on the first', () => {
 
   it('disagrees on a redirection tree-sitter takes for a word', () => {
     expect(difference('ls {fd}>x')).toMatch(/commands differently/);
+  });
+
+  it('sees the backquotes bash runs in a here-document body, which tree-sitter takes for text', () => {
+    expect(difference('cat <<EOF\n`touch x`\nEOF')).toMatch(/only one parser sees CmdSubst/);
   });
 
   it('names a construct only the second parser sees', () => {

@@ -20,14 +20,7 @@ export type ShellShape = {
 };
 
 /** Statement-level nodes that are simple commands, walked into for their redirections. */
-const GROUPS = new Set([
-  'program',
-  'list',
-  'pipeline',
-  'negated_command',
-  'redirected_statement',
-  'variable_assignments',
-]);
+const GROUPS = new Set(['program', 'list', 'pipeline', 'negated_command', 'variable_assignments']);
 
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 
@@ -58,10 +51,12 @@ function visit(node: Node, shape: ShellShape): void {
     for (const child of node.namedChildren) if (child) visit(child, shape);
     return;
   }
-  if (REDIRECTS.has(type)) return redirect(node, shape);
+  if (REDIRECTS.has(type)) return redirect(node, shape, []);
   switch (type) {
+    case 'redirected_statement':
+      return redirected(node, shape);
     case 'command':
-      return command(node, shape);
+      return command(node, shape, []);
     case 'variable_assignment':
       shape.commands.push(`words ${span(node)}`);
       return;
@@ -82,40 +77,63 @@ function visit(node: Node, shape: ShellShape): void {
   }
 }
 
-function command(node: Node, shape: ShellShape): void {
+/** A statement with redirections; words after a target are the command's (`cat > x y`). */
+function redirected(node: Node, shape: ShellShape): void {
+  const extras: Node[] = [];
+  for (const child of node.namedChildren) {
+    if (child !== null && REDIRECTS.has(child.type)) redirect(child, shape, extras);
+  }
+  const body = node.childForFieldName('body');
+  if (body?.type === 'command') return command(body, shape, extras);
+  for (const extra of extras) shape.other.push(`${extra.type} ${span(extra)}`);
+  if (body !== null) visit(body, shape);
+}
+
+function command(node: Node, shape: ShellShape, trailing: readonly Node[]): void {
   const words: string[] = [];
   node.children.forEach((child, i) => {
     if (child === null) return;
     const field = node.fieldNameForChild(i);
-    if (REDIRECTS.has(child.type)) redirect(child, shape);
-    else if (child.type === 'variable_assignment' || field === 'name' || field === 'argument')
+    if (REDIRECTS.has(child.type)) {
+      const extras: Node[] = [];
+      redirect(child, shape, extras);
+      words.push(...extras.map(span));
+    } else if (child.type === 'variable_assignment' || field === 'name' || field === 'argument')
       words.push(span(child));
     else if (child.type !== 'comment') shape.other.push(`${child.type} ${span(child)}`);
   });
+  words.push(...trailing.map(span));
   shape.commands.push(`words ${words.join(' ')}`);
 }
 
-function redirect(node: Node, shape: ShellShape): void {
+function redirect(node: Node, shape: ShellShape, extras: Node[]): void {
   const token = node.children.find((child) => child !== null && !child.isNamed);
   const descriptor = node.childForFieldName('descriptor')?.text ?? '';
+  if (node.type === 'heredoc_redirect') {
+    let start: Node | null = null;
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      if (child.type === 'heredoc_start') start = child;
+      else if (REDIRECTS.has(child.type)) redirect(child, shape, extras);
+      else if (!HEREDOC_PARTS.has(child.type)) visit(child, shape);
+    }
+    shape.redirects.push(`${descriptor}${token?.type ?? '?'} ${start === null ? '' : span(start)}`);
+    return;
+  }
+  const targets = node.children.filter(
+    (child, i) => child !== null && child.isNamed && node.fieldNameForChild(i) !== 'descriptor',
+  );
   // tree-sitter reads `<&-` and `>&-` as one token; mvdan/sh as `<&` and the word `-`.
   if (token && /^[<>]&-$/.test(token.type)) {
     shape.redirects.push(
       `${descriptor}${token.type.slice(0, 2)} ${token.endIndex - 1}-${token.endIndex}`,
     );
+    extras.push(...targets.filter((target) => target !== null));
     return;
   }
-  const operator = token?.type ?? '?';
-  let target: Node | null = null;
-  for (const child of node.namedChildren) {
-    if (child === null) continue;
-    if (node.type === 'heredoc_redirect') {
-      if (child.type === 'heredoc_start') target = child;
-      else if (REDIRECTS.has(child.type)) redirect(child, shape);
-      else if (!HEREDOC_PARTS.has(child.type)) visit(child, shape);
-    } else if (child.type !== 'file_descriptor') target = child;
-  }
-  shape.redirects.push(`${descriptor}${operator} ${target === null ? '' : span(target)}`);
+  const [target, ...rest] = targets;
+  extras.push(...rest.filter((word) => word !== null));
+  shape.redirects.push(`${descriptor}${token?.type ?? '?'} ${target ? span(target) : ''}`);
 }
 
 const HEREDOC_PARTS = new Set(['heredoc_start', 'heredoc_body', 'heredoc_end']);

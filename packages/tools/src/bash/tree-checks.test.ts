@@ -70,6 +70,11 @@ describe('treeDifferences', () => {
     expect(kinds('cat <<EO\\\nF\nx\nEOF\ntouch x\nEO\\\nF')).toContain('parse-disagreement');
   });
 
+  it('flags backquotes in a here-document body bash expands', () => {
+    expect(kinds('cat <<EOF\n`touch x`\nEOF')).toEqual(['command-substitution']);
+    expect(kinds("cat <<'EOF'\n`not run`\nEOF")).toEqual([]);
+  });
+
   it('flags nodes tree-sitter made up', () => {
     expect(differences('cat <<EO\\\nF\nx\n')).toContainEqual({
       kind: 'parse-error',

@@ -11,6 +11,8 @@ import type { Hazard } from './syntax.js';
  *   character after every backslash, so `$'\\'` ends at its second quote;
  * - a here-document whose delimiter bash reads differently: bash joins a
  *   backslash-newline and removes quotes (`EO\⏎F` and `E"O"F` are `EOF`);
+ * - a backquote in the body of a here-document with an unquoted delimiter:
+ *   bash runs it, tree-sitter sees text;
  * - an operand bash evaluates as arithmetic, where an array subscript runs
  *   command substitutions: `[[ $'a[\x24(cmd)]' -eq 1 ]]`, `test -v 'a[$(cmd)]'`;
  * - source text outside every token: tree-sitter skips backslash-space as
@@ -105,6 +107,11 @@ function heredocProblem(node: Node): Problem {
     if (child?.type === 'heredoc_end') end = child;
   }
   if (start === undefined) return { kind: 'parse-error', text: node.text.slice(0, 40) };
+  // tree-sitter does not see backquotes in a here-document body; bash runs them unless the delimiter is quoted.
+  const body = node.namedChildren.find((child) => child?.type === 'heredoc_body');
+  if (body && !/["'\\]/.test(start.text) && body.text.includes('`')) {
+    return { kind: 'command-substitution', text: body.text.slice(0, 40) };
+  }
   const delimiter = heredocDelimiter(start.text);
   if (
     delimiter === undefined ||
