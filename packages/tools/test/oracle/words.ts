@@ -132,6 +132,8 @@ const EXPANSIONS: readonly Word[] = [
     raw,
   ),
   ...['${X:-README.md}', '${#HOME}', '!(x)', '$_', '$0'].map(raw),
+  // Globs that match more than one file: one word, several operands.
+  ...['[nR]*', 'src/*.ts', '*.*', 'd*/* src/*'].map(raw),
 ];
 
 /** A value of `kind`, sometimes an expansion instead. */
