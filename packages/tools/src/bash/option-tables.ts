@@ -140,7 +140,7 @@ const SPECS: Record<string, string> = {
     'help v,version m=,magic-file= !z,uncompress !Z,uncompress-noreport b,brief c,checking-printout ' +
     'e=,exclude= exclude-quiet= f=,files-from= F=,separator= i,mime apple extension mime-type ' +
     'mime-encoding k,keep-going l,list L,dereference h,no-dereference n,no-buffer N,no-pad 0,print0 ' +
-    'p,preserve-date P=,parameter= r,raw s,special-files S,no-sandbox !C,compile d,debug',
+    '!p,preserve-date P=,parameter= r,raw s,special-files !S,no-sandbox !C,compile d,debug',
   hostname:
     'a,alias A,all-fqdns !b,boot d,domain f,fqdn,long !F=,file= i,ip-address I,all-ip-addresses ' +
     's,short y,yp,nis h,help V,version',

@@ -106,15 +106,15 @@ const OPERAND_CHECKS: Record<
   string,
   (operands: readonly Word[], options: FoundOption[]) => boolean
 > = {
-  // `uniq IN OUT` writes OUT.
-  uniq: (operands) => operands.length <= 1,
+  // `uniq IN OUT` writes OUT; a glob may expand to both.
+  uniq: (operands) => operands.length <= 1 && operands.every((word) => !word.glob),
   // `date MMDDhhmm` sets the clock; `+FORMAT` prints.
   date: (operands) => operands.every((word) => word.value.startsWith('+')),
   // `hostname NAME` sets the host name.
   hostname: (operands) => operands.length === 0,
   // `strings @FILE` reads more options from FILE.
   strings: (operands) => operands.every((word) => !word.value.startsWith('@')),
-  cd: (operands) => operands.length <= 1,
+  cd: (operands) => operands.length <= 1 && operands.every((word) => !word.glob),
   // BSD-style words: no `e` (shows other processes' environments) and no letter taking a value.
   ps: (operands) => operands.every((word) => /^([aAcfhjlmrsSTuvwxXnL]+|\d+)$/.test(word.value)),
   // `env NAME=value… command` runs a command (judged on its own); without one it prints the environment.

@@ -106,7 +106,12 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
         ),
       );
     case 'uniq':
-      return read(program, args, (_, operands) => all(operands.slice(1), 'write'));
+      // A glob operand may expand to IN OUT: what it writes is then unknown.
+      return read(program, args, (_, operands) =>
+        operands.some((word) => word.glob)
+          ? [{ word: UNKNOWN_PATH, kind: 'write', via: 'argument' }]
+          : all(operands.slice(1), 'write'),
+      );
     case 'xxd':
       return all(scanArguments(args, { short: 'cglnosR' }).operands.slice(1), 'write');
     case 'sort':
