@@ -31,6 +31,12 @@ const bashEntry = z.object({
   command: z.string(),
   deny: z.array(z.string()).optional(),
   ask: z.array(z.string()).optional(),
+  /** Bash allow rules used instead of the sandbox's (`git:*`, `npm run:*`, `ls:*`, `cat:*`). */
+  allow: z.array(z.string()).optional(),
+  /** The exact Bash rules suggested with the ask (none at all: `[]`). */
+  suggests: z.array(z.string()).optional(),
+  /** The issue #10 class a case belongs to (`2-redirect` … `6-suggestion`), or `control` for a harmless command. */
+  class: z.string().optional(),
   ...expectation,
 });
 const fileEntry = z.object({
@@ -84,6 +90,8 @@ export function createSandbox(): Sandbox {
   writeFileSync(path.join(home, '.bashrc'), '# a\n');
   symlinkSync(outside, path.join(project, 'link-out'));
   symlinkSync(path.join(project, 'secrets'), path.join(project, 'link-secrets'));
+  // A link a cloned repository may hold: the shell resolves it in its own process.
+  symlinkSync('/proc/self/cwd', path.join(project, 'link-proc'));
   const place = (text: string): string =>
     text.replace(
       /(^|[\s'"=@:>(])\/(project|outside|fakehome)(?=$|[/\s'"])/g,

@@ -21,10 +21,18 @@ function engineFor(
   deny: PermissionRule[],
   ask: PermissionRule[],
 ): PermissionEngine {
+  const allow = 'allow' in entry ? entry.allow : undefined;
+  const base = sandbox.allowRules(entry.fileRules ?? true);
   return new PermissionEngine({
     mode: entry.mode ?? 'default',
     workingDirectories: [sandbox.project],
-    allowRules: sandbox.allowRules(entry.fileRules ?? true),
+    allowRules:
+      allow === undefined
+        ? base
+        : [
+            ...base.filter((rule) => rule.toolName !== 'Bash'),
+            ...allow.map((content) => bashRule('allow', content)),
+          ],
     denyRules: deny,
     askRules: ask,
   });
@@ -44,6 +52,12 @@ function mismatch(entry: BashCase | FileCase, decision: PermissionDecision): str
   if (entry.safety !== undefined && (decision.bypassImmune === true) !== entry.safety) {
     return `expected ${entry.safety ? '' : 'no '}safety ask, got ${decision.decisionReason ?? decision.message}`;
   }
+  const suggests = 'suggests' in entry ? entry.suggests : undefined;
+  const suggested = (decision.suggestedRules ?? [])
+    .filter((rule) => rule.toolName === 'Bash')
+    .map((rule) => rule.ruleContent);
+  if (suggests !== undefined && JSON.stringify(suggested) !== JSON.stringify(suggests))
+    return `expected suggestions ${JSON.stringify(suggests)}, got ${JSON.stringify(suggested)}`;
   return undefined;
 }
 

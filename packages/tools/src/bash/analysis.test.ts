@@ -38,7 +38,7 @@ describe('read-only detection (SPEC 7)', () => {
     'command -v node',
     '[ -f a ] && [[ -d b ]]',
     'date +%s',
-    'env',
+    'env -i ls',
   ])('%s is read-only', async (command) => {
     const analysis = await analyse(command);
     expect(analysis.readOnly, JSON.stringify(analysis.safety)).toBe(true);
@@ -78,6 +78,8 @@ describe('read-only detection (SPEC 7)', () => {
     'tee out.txt',
     'nohup ls',
     './ls',
+    'env',
+    'printenv',
     'npm test',
     'echo $(ls)',
     'ls $HOME',

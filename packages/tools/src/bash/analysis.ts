@@ -3,8 +3,13 @@ import { BoundedCache } from '../shared/bounded-cache.js';
 import { isSafeVariable } from './env-vars.js';
 import { parseScript } from './parse.js';
 import { loadBashParser, readyBashParser } from './parser.js';
+import { loadSecondParser, secondParserReady } from './second-parser.js';
 import { knownProgram, programBaseName } from './programs.js';
-import { isReadOnlyProgram, READ_ONLY_WITH_ANY_ARGUMENTS } from './read-only.js';
+import {
+  isReadOnlyDeclaration,
+  isReadOnlyProgram,
+  READ_ONLY_WITH_ANY_ARGUMENTS,
+} from './read-only.js';
 import { commandReads, type ReadWord } from './read-targets.js';
 import { commandSafety } from './safety.js';
 import { secretExpansions } from './secret-expansions.js';
@@ -57,6 +62,8 @@ export type AnalysedCommand = {
   reads: ReadTarget[];
   /** Why it is dangerous in any context (safety asks). */
   safety: string[];
+  /** The program name when it is a glob (`/bin/r?`): deny and ask rules take it as any program it may match. */
+  programGlob: string | undefined;
 };
 
 /** A command line, analysed: its sub-commands, everything it runs, and what it changes. */
@@ -81,6 +88,7 @@ export type CommandAnalysis = {
 
 const HAZARD_TEXT: Record<Hazard['kind'], string> = {
   'parse-error': 'the command could not be parsed',
+  'parse-disagreement': 'bash would not read the command the way it was analysed',
   'command-substitution': 'command substitution',
   'process-substitution': 'process substitution',
   expansion: 'variable expansion',
@@ -102,7 +110,10 @@ const MAX_CACHED_LENGTH = 16_384;
 /**
  * Analyses a command line with the bash grammar if it has loaded; before
  * that, only a plain single command can be read, and anything else gives
- * undefined (the caller then assumes the worst). Results are cached.
+ * undefined (the caller then assumes the worst). Until the second parser
+ * (mvdan/sh) has loaded too, a parsed line carries a `parse-disagreement`
+ * hazard, so it is never proven harmless. Results are cached once both are
+ * there.
  */
 export function analyseCommandLine(source: string): CommandAnalysis | undefined {
   const cached = cache.get(source);
@@ -113,13 +124,19 @@ export function analyseCommandLine(source: string): CommandAnalysis | undefined 
   const parsed = parse(source);
   if (parsed === undefined) return undefined;
   const analysis = new Analyser(parse).analyse(source, parsed);
-  if (parser !== undefined && source.length <= MAX_CACHED_LENGTH) cache.set(source, analysis);
+  // Before the second parser is there, nothing is proven: such an answer is not kept.
+  if (parser !== undefined && secondParserReady() && source.length <= MAX_CACHED_LENGTH)
+    cache.set(source, analysis);
   return analysis;
 }
 
-/** Loads the grammar if needed, then analyses the command line. */
+/**
+ * Loads the grammar and the second parser if needed, then analyses the
+ * command line. A second parser that fails to load leaves every line
+ * unproven (a safety ask), not unanalysed.
+ */
 export async function analyseCommandLineAsync(source: string): Promise<CommandAnalysis> {
-  await loadBashParser();
+  await Promise.all([loadBashParser(), loadSecondParser().catch(() => undefined)]);
   const analysis = analyseCommandLine(source);
   if (analysis === undefined) throw new CommandAnalysisError('The bash grammar is not available.');
   return analysis;
@@ -219,9 +236,20 @@ class Analyser {
       .filter((assignment) => !isSafeVariable(assignment.name))
       .map(assignmentText);
     const tokens = [...envTokens, ...words.map((word) => word.text)];
+    const nameWord = words[0];
+    const globName = kind === 'command' && nameWord !== undefined && nameWord.glob;
+    const testRedirects = kind === 'test' && testWritesFile(words);
+    if (testRedirects) {
+      targets.push({ word: UNKNOWN_ARGUMENT, kind: 'write', via: 'redirect', cdIndex });
+    }
     const programReadsOnly =
-      kind !== 'command' ||
-      (assignments.every((assignment) => isSafeVariable(assignment.name)) &&
+      (kind === 'command' && words.length === 0) ||
+      kind === 'assignment' ||
+      (kind === 'test' && !testRedirects) ||
+      (kind === 'declaration' && isReadOnlyDeclaration(name, args)) ||
+      (kind === 'command' &&
+        !globName &&
+        assignments.every((assignment) => isSafeVariable(assignment.name)) &&
         isReadOnlyProgram(program, args));
     const analysed: AnalysedCommand = {
       kind,
@@ -239,12 +267,14 @@ class Analyser {
       programReadsOnly,
       filesystem: kind === 'command' && isFilesystemCommand(program),
       targets,
+      programGlob: globName ? name : undefined,
       reads: commandReads(kind, program, args, redirects, programReadsOnly, fed).map((read) => ({
         ...read,
         cdIndex,
       })),
       safety: [
         ...commandSafety(kind === 'command' ? programBaseName(name) : name, args, assignments),
+        ...(globName ? [`the program name ${name} is a pattern that may run any program`] : []),
         ...(unwrapped?.kind === 'opaque' ? [`${program} runs code that cannot be analysed`] : []),
       ],
     };
@@ -296,6 +326,14 @@ function withFedArguments(
       ? fed.map((word) => ({ word, kind, via: 'argument' as const, contents: true }))
       : [];
   return [...kept, ...extra];
+}
+
+/**
+ * Whether a `[ … ]` test holds an unquoted `<` or `>`: bash takes it as a
+ * redirection (`[ a > b ]` creates `b`), not as the comparison `[[ … ]]` makes.
+ */
+function testWritesFile(words: readonly Word[]): boolean {
+  return words[0]?.value === '[' && words.slice(1).some((word) => /[<>]/.test(word.text));
 }
 
 /** Whether the commands a wrapper runs only read (`xargs`/`find` feed them unknown arguments). */

@@ -209,7 +209,8 @@ describe('checkPermissions through the engine', () => {
   it('suggests rules that allow the very call, and none for a bare word', async () => {
     const cases = [
       'docker compose up -d',
-      'python3 -c "print(1)"',
+      'python3 -m pytest -q',
+      'node scripts/build.js --watch',
       'FOO=1 make build',
       'time npm test',
       'mkdir -p dist && cp a.txt dist/',
@@ -222,6 +223,16 @@ describe('checkPermissions through the engine', () => {
       expect((await check(command, 'default', suggested)).behavior, command).toBe('allow');
     }
     expect((await check('make')).suggestedRules).toEqual([]);
+    // An interpreter's code flags are never part of a suggestion (a later `-e` or `-r FILE` would ride on it).
+    for (const command of [
+      'python3 -c "print(1)"',
+      "node -e 'x()'",
+      "perl -e 'x'",
+      'ruby -r ./x.rb y.rb',
+      'awk \'{print > "o"}\' a',
+    ]) {
+      expect((await check(command)).suggestedRules, command).toEqual([]);
+    }
     expect(
       (await check('docker compose up -d')).suggestedRules?.map((item) => item.ruleContent),
     ).toEqual(['docker compose:*']);

@@ -12,6 +12,7 @@ import type {
 } from '@parley/core';
 import { analyseCommandLine, analyseCommandLineAsync, type CommandAnalysis } from './analysis.js';
 import { loadBashParser } from './parser.js';
+import { loadSecondParser } from './second-parser.js';
 import { decideBash } from './permissions.js';
 import { judgeBashReads, readsStayInside } from './read-paths.js';
 import { readsDecision } from '../shared/read-access.js';
@@ -60,8 +61,11 @@ export type BashInput = z.output<typeof bashInput>;
  * one, read-only lines are allowed, substitutions, dangerous commands and
  * dangerous targets are safety asks (SPEC sections 6 and 7).
  *
- * The grammar loads in the background when the tool is made. Until it has
- * loaded, the synchronous questions (`isReadOnly`, `matchRule`) can only
+ * Every line is also parsed by a second, independent parser (mvdan/sh); a
+ * line the two read differently is a safety ask (ADR tools-0004).
+ *
+ * The grammar and the second parser load in the background when the tool is
+ * made. Until the grammar has loaded, the synchronous questions (`isReadOnly`, `matchRule`) can only
  * read a plain single command; for anything else `isReadOnly` says no and
  * `matchRule` says yes if the rule matches any piece of the text, which only
  * ever makes a deny or ask rule stricter — the engine matches allow rules
@@ -89,6 +93,7 @@ export class Bash implements Tool<BashInput> {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.env = { ...options.env };
     loadBashParser().catch(() => undefined);
+    loadSecondParser().catch(() => undefined);
   }
 
   /** The JSON Schema the model sees. */

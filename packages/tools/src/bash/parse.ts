@@ -9,6 +9,10 @@ import type {
   Word,
 } from './syntax.js';
 import { literalWord } from './syntax.js';
+import { secondParserShape } from './second-parser.js';
+import { shapeDifference, treeShape } from './shape.js';
+import { parsePlainCommand } from './simple-parse.js';
+import { treeDifferences } from './tree-checks.js';
 import { decodeWord, decodeWords, type WordSink } from './words.js';
 
 /** Statements that group others without hiding anything: walked through. */
@@ -134,6 +138,13 @@ export function parseScript(parser: Parser, source: string): ParsedScript {
         });
       }
     }
+    walker.hazards.push(...treeDifferences(root, source));
+    // Only a line with nothing else to ask about is compared: the rest asks anyway.
+    if (walker.hazards.length === 0) {
+      const difference = crossCheck(root, source);
+      if (difference !== undefined)
+        walker.hazards.push({ kind: 'parse-disagreement', text: difference });
+    }
   } finally {
     tree.delete();
   }
@@ -211,34 +222,53 @@ class ScriptWalker implements WordSink {
   private redirected(node: Node, inherited: Redirect[]): void {
     const own: Redirect[] = [];
     const statements: Node[] = [];
+    const extras: Node[] = [];
     for (const child of node.namedChildren) {
       if (child === null) continue;
-      if (REDIRECT_NODES.has(child.type)) own.push(...this.redirect(child, statements));
+      if (REDIRECT_NODES.has(child.type)) own.push(...this.redirect(child, statements, extras));
     }
     const body = node.childForFieldName('body');
-    if (body !== null) this.visit(body, [...own, ...inherited]);
+    if (body?.type === 'command') this.command(body, [...own, ...inherited], extras);
+    else {
+      // Words after the target with no simple command to join (`{ ls; } > x y`): bash refuses them.
+      for (const extra of extras) {
+        this.hazard('unsupported-syntax', extra);
+        decodeWord(extra, this);
+      }
+      if (body !== null) this.visit(body, [...own, ...inherited]);
+      // A redirection with no command (`> file`) still opens, creates or truncates its file.
+      else this.push('command', [], [], [...own, ...inherited]);
+    }
     for (const statement of statements) this.visit(statement, inherited);
   }
 
-  private command(node: Node, inherited: Redirect[]): void {
+  /**
+   * A simple command. `trailing` are words tree-sitter put in a redirection
+   * after its target (`cat > x $(id)`): bash reads them as more arguments.
+   */
+  private command(node: Node, inherited: Redirect[], trailing: readonly Node[] = []): void {
     const assignments: Assignment[] = [];
     const words: Word[] = [];
     const own: Redirect[] = [];
     const statements: Node[] = [];
+    const addWord = (word: Node): void => {
+      const decoded = decodeWords(word, this);
+      if (decoded === undefined) this.hazard('brace-expansion', word);
+      words.push(...(decoded ?? [decodeWord(word, this)]));
+    };
     node.children.forEach((child, i) => {
       if (child === null) return;
       const field = node.fieldNameForChild(i);
       if (child.type === 'variable_assignment') assignments.push(this.assignment(child));
-      else if (REDIRECT_NODES.has(child.type)) own.push(...this.redirect(child, statements));
-      else if (field === 'name' || field === 'argument') {
-        const decoded = decodeWords(
-          field === 'name' ? (child.firstNamedChild ?? child) : child,
-          this,
-        );
-        if (decoded === undefined) this.hazard('brace-expansion', child);
-        words.push(...(decoded ?? [decodeWord(child, this)]));
-      } else if (child.type !== 'comment') this.hazard('unsupported-syntax', child);
+      else if (REDIRECT_NODES.has(child.type)) {
+        const extras: Node[] = [];
+        own.push(...this.redirect(child, statements, extras));
+        extras.forEach(addWord);
+      } else if (field === 'name') addWord(child.firstNamedChild ?? child);
+      else if (field === 'argument') addWord(child);
+      else if (child.type !== 'comment') this.hazard('unsupported-syntax', child);
     });
+    trailing.forEach(addWord);
     this.push('command', assignments, words, [...own, ...inherited]);
     for (const statement of statements) this.visit(statement, inherited);
   }
@@ -290,8 +320,12 @@ class ScriptWalker implements WordSink {
     this.push('test', [], words, redirects);
   }
 
-  /** Decodes a redirection; statements chained after a here-document go to `statements`. */
-  private redirect(node: Node, statements: Node[]): Redirect[] {
+  /**
+   * Decodes a redirection; statements chained after a here-document go to
+   * `statements`, and words tree-sitter put after the target (bash's further
+   * arguments of the command) to `extras`.
+   */
+  private redirect(node: Node, statements: Node[], extras: Node[]): Redirect[] {
     const operator = node.children.find((child) => child !== null && !child.isNamed)?.type ?? '';
     if (node.type === 'herestring_redirect') {
       for (const child of node.namedChildren) if (child) decodeWord(child, this);
@@ -302,21 +336,40 @@ class ScriptWalker implements WordSink {
       for (const child of node.namedChildren) {
         if (child === null) continue;
         if (child.type === 'heredoc_body') this.descend(child);
-        else if (REDIRECT_NODES.has(child.type)) nested.push(...this.redirect(child, statements));
+        else if (REDIRECT_NODES.has(child.type))
+          nested.push(...this.redirect(child, statements, extras));
         else if (!INNER_NODES.has(child.type)) statements.push(child);
       }
       return [{ operator, descriptor: undefined, target: undefined }, ...nested];
     }
     const descriptor = node.childForFieldName('descriptor');
-    const destination = node.childForFieldName('destination');
+    const destinations = node.childrenForFieldName('destination').filter((child) => child !== null);
+    // `<&-` and `>&-` take no target: a word after them is the command's.
+    const closes = operator === '<&-' || operator === '>&-';
+    const destination = closes ? undefined : destinations[0];
+    extras.push(...destinations.slice(closes ? 0 : 1));
     return [
       {
         operator,
         descriptor: descriptor === null ? undefined : Number(descriptor.text),
-        target: destination === null ? undefined : decodeWord(destination, this),
+        target: destination === undefined ? undefined : decodeWord(destination, this),
       },
     ];
   }
+}
+
+/**
+ * Where the second parser (mvdan/sh) reads the line differently from
+ * tree-sitter-bash, or why it could not be asked; undefined when they agree
+ * or when the line is plain words, which the plain reader already splits
+ * exactly as bash does.
+ */
+function crossCheck(root: Node, source: string): string | undefined {
+  // Plain words split on blanks (`git status`) are read alike by every reader: nothing to compare.
+  if (parsePlainCommand(source) !== undefined) return undefined;
+  const second = secondParserShape(source);
+  if (second === undefined) return 'the second parser has not loaded';
+  return shapeDifference(treeShape(root), second);
 }
 
 /** Indexes of backslash-newline pairs whose backslash is not itself escaped. */

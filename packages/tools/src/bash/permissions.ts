@@ -6,13 +6,14 @@ import { isEditMode } from '../shared/file-permissions.js';
 import { escapeGlob, matchesFileRule } from '../shared/glob-rule.js';
 import { isInWorkingDirectory, workingDirectories } from '../shared/paths.js';
 import { outsideReadReason } from '../shared/read-access.js';
-import type { CommandAnalysis } from './analysis.js';
+import type { AnalysedCommand, CommandAnalysis } from './analysis.js';
 import { coverage, modeUsed, rulesUsed, uncoveredCommands, type Cover } from './coverage.js';
 import { readOnlyLineDecision, readSafety, uncoveredReads, type BashReads } from './read-paths.js';
 import { bashRuleMatches } from './rules.js';
 import { MAX_SUGGESTIONS, prefixRules } from './suggestions.js';
 import {
   resolveTargets,
+  segmentGlobMatches,
   targetSafety,
   type ResolvedPath,
   type ResolvedTarget,
@@ -128,10 +129,30 @@ export function ruleMatchingAny(
     (rule) =>
       rule.toolName === TOOL &&
       (rule.ruleContent === null ||
-        analysis.all.some((command) =>
-          command.matchTexts.some((text) => bashRuleMatches(rule.ruleContent ?? '', text)),
+        analysis.all.some(
+          (command) =>
+            command.matchTexts.some((text) => bashRuleMatches(rule.ruleContent ?? '', text)) ||
+            globProgramMatches(rule.ruleContent ?? '', command),
         )),
   );
+}
+
+/**
+ * Whether a command whose program name is a glob (`/bin/r? -rf ~`) may be
+ * one the rule names: the rule's program is tried in its place when the
+ * glob's last segment could match it (`r?` matches `rm`).
+ */
+function globProgramMatches(ruleContent: string, command: AnalysedCommand): boolean {
+  const glob = command.programGlob;
+  if (glob === undefined) return false;
+  const ruleProgram = (/^[^\s:*]+/.exec(ruleContent.trim()) ?? [''])[0];
+  if (
+    ruleProgram === '' ||
+    !segmentGlobMatches(path.posix.basename(glob), path.posix.basename(ruleProgram))
+  )
+    return false;
+  const text = [ruleProgram, ...command.tokens.slice(command.envTokens + 1)].join(' ');
+  return bashRuleMatches(ruleContent, text);
 }
 
 /** The first Write/Edit rule that matches a path the line writes. */

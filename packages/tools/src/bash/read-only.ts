@@ -1,9 +1,27 @@
 import type { Word } from './syntax.js';
-import { hasOption, scanArguments } from './options.js';
+import { hasKey, keyValues, parseOptions, type FoundOption } from './option-table.js';
+import { optionTable } from './option-tables.js';
+import { isReadOnlyFind } from './read-only-find.js';
+import { isReadOnlyGit } from './read-only-git.js';
 import { sedScriptEffect } from './sed.js';
 
-/** Programs that only read, whatever their arguments (SPEC section 7). */
-const ALWAYS_READ_ONLY = new Set([
+/** Builtins whose every argument is data (text, a test, a directory-stack entry): nothing to prove. */
+const FREE_ARGUMENTS = new Set([
+  'echo',
+  'true',
+  'false',
+  ':',
+  'test',
+  '[',
+  '[[',
+  'expr',
+  'pushd',
+  'popd',
+  'dirs',
+]);
+
+/** Programs with an option table whose operands are files or text they read. */
+const TABLE_READ_ONLY = new Set([
   'cat',
   'head',
   'tail',
@@ -12,18 +30,6 @@ const ALWAYS_READ_ONLY = new Set([
   'egrep',
   'fgrep',
   'ls',
-  'pwd',
-  'which',
-  'whoami',
-  'id',
-  'uname',
-  'echo',
-  'true',
-  'false',
-  ':',
-  'test',
-  '[',
-  '[[',
   'stat',
   'du',
   'df',
@@ -38,58 +44,56 @@ const ALWAYS_READ_ONLY = new Set([
   'tr',
   'nl',
   'od',
-  'hexdump',
-  'column',
   'fold',
-  'rev',
   'tac',
   'seq',
   'sleep',
-  'whereis',
   'md5sum',
   'sha1sum',
   'sha224sum',
   'sha256sum',
   'sha384sum',
   'sha512sum',
-  'shasum',
-  'cksum',
   'b2sum',
+  'cksum',
   'sum',
-  'strings',
-  'ps',
-  'free',
-  'uptime',
-  'groups',
-  'nproc',
-  'arch',
-  'tty',
-  'printenv',
-  'locale',
-  'type',
-  'cd',
-  'pushd',
-  'popd',
-  'dirs',
   'paste',
   'join',
   'expand',
   'unexpand',
   'fmt',
-  'pr',
-  'look',
-  'cal',
-  'jq',
-  'pgrep',
   'numfmt',
   'factor',
-  'expr',
-  'getconf',
+  'pwd',
+  'whoami',
+  'id',
+  'uname',
+  'groups',
+  'nproc',
+  'arch',
+  'tty',
   'logname',
   'users',
   'who',
+  'base64',
+  'hexdump',
+  'column',
+  'look',
+  'rev',
+  'which',
+  'whereis',
+  'pgrep',
+  'free',
+  'uptime',
+  'file',
+  'locale',
+  'getconf',
+  'jq',
+  'rg',
+  'tree',
+  'sort',
+  'type',
   'jobs',
-  'env',
   'xargs',
   'time',
   'timeout',
@@ -97,9 +101,31 @@ const ALWAYS_READ_ONLY = new Set([
   'stdbuf',
 ]);
 
+/** Checks of the operands, for programs where an operand can be an output or a setting. */
+const OPERAND_CHECKS: Record<
+  string,
+  (operands: readonly Word[], options: FoundOption[]) => boolean
+> = {
+  // `uniq IN OUT` writes OUT; a glob may expand to both.
+  uniq: (operands) => operands.length <= 1 && operands.every((word) => !word.glob),
+  // `date MMDDhhmm` sets the clock; `+FORMAT` prints.
+  date: (operands) => operands.every((word) => word.value.startsWith('+')),
+  // `hostname NAME` sets the host name.
+  hostname: (operands) => operands.length === 0,
+  // `strings @FILE` reads more options from FILE.
+  strings: (operands) => operands.every((word) => !word.value.startsWith('@')),
+  cd: (operands) => operands.length <= 1 && operands.every((word) => !word.glob),
+  // BSD-style words: no `e` (shows other processes' environments) and no letter taking a value.
+  ps: (operands) => operands.every((word) => /^([aAcfhjlmrsSTuvwxXnL]+|\d+)$/.test(word.value)),
+  // `env NAME=value… command` runs a command (judged on its own); without one it prints the environment.
+  env: (operands) => operands.some((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value)),
+  command: (_, options) => options.some((option) => option.key === '-v' || option.key === '-V'),
+};
+
 /**
  * Programs that stay read-only with arguments we cannot see (`xargs cat`,
- * `find -exec grep x {} +`): they have no option that writes or runs code.
+ * `find -exec grep x {} +`): none of their options writes or runs code, and
+ * their operands are all files they read.
  */
 export const READ_ONLY_WITH_ANY_ARGUMENTS = new Set([
   'cat',
@@ -117,230 +143,92 @@ export const READ_ONLY_WITH_ANY_ARGUMENTS = new Set([
   'sha1sum',
   'sha256sum',
   'sha512sum',
-  'shasum',
   'cksum',
   'echo',
   'realpath',
   'readlink',
 ]);
 
-/** git subcommands that only read, some with a check of their arguments. */
-const GIT_READ_ONLY: Record<string, ((args: readonly Word[]) => boolean) | true> = {
-  status: true,
-  log: true,
-  diff: true,
-  show: true,
-  blame: true,
-  annotate: true,
-  shortlog: true,
-  describe: true,
-  'rev-parse': true,
-  'rev-list': true,
-  'ls-files': true,
-  'ls-tree': true,
-  'cat-file': true,
-  grep: true,
-  'merge-base': true,
-  'name-rev': true,
-  'for-each-ref': true,
-  'show-ref': true,
-  'count-objects': true,
-  'check-ignore': true,
-  'check-attr': true,
-  var: true,
-  whatchanged: true,
-  cherry: true,
-  'range-diff': true,
-  'diff-tree': true,
-  'diff-files': true,
-  'diff-index': true,
-  'show-branch': true,
-  'verify-commit': true,
-  'verify-tag': true,
-  version: true,
-  help: true,
-  branch: (args) =>
-    listsOnly(args, [
-      '-d',
-      '-D',
-      '-m',
-      '-M',
-      '-c',
-      '-C',
-      '-f',
-      '-u',
-      '-t',
-      '--delete',
-      '--move',
-      '--copy',
-      '--force',
-      '--set-upstream-to',
-      '--unset-upstream',
-      '--edit-description',
-      '--track',
-    ]),
-  tag: (args) =>
-    listsOnly(args, [
-      '-d',
-      '-a',
-      '-s',
-      '-f',
-      '-m',
-      '-F',
-      '-u',
-      '--delete',
-      '--annotate',
-      '--sign',
-      '--force',
-      '--message',
-      '--file',
-    ]),
-  remote: (args) => firstOperandIn(args, ['show', 'get-url'], true),
-  stash: (args) => firstOperandIn(args, ['list', 'show'], false),
-  worktree: (args) => firstOperandIn(args, ['list'], false),
-  reflog: (args) => firstOperandIn(args, ['show'], true),
-  submodule: (args) => firstOperandIn(args, ['status'], true),
-  config: (args) => {
-    const scanned = scanArguments(args);
-    const first = scanned.operands[0]?.value;
-    if (first === 'get' || first === 'list') return true;
-    return hasOption(
-      scanned,
-      '--get',
-      '--get-all',
-      '--get-regexp',
-      '--get-urlmatch',
-      '--list',
-      '-l',
-    );
-  },
-};
-
-/** git options before the subcommand that change nothing about what runs. */
-const GIT_HARMLESS_GLOBALS = new Set([
-  '--no-pager',
-  '-P',
-  '-p',
-  '--paginate',
-  '--no-optional-locks',
-  '--literal-pathspecs',
-  '--glob-pathspecs',
-  '--noglob-pathspecs',
-  '--icase-pathspecs',
-  '--no-replace-objects',
-]);
-
-/** Options of read-only git subcommands that write files or run programs. */
-const GIT_WRITING_OPTION =
-  /^(--output|--ext-diff|-O|--open-files-in-pager|--upload-pack|--exec|--receive-pack)/;
-
 /**
- * Whether running `program args` only reads (SPEC section 7). Redirections
- * and the commands a wrapper runs are judged by the caller; this looks at
- * the program and its own options (`find` without `-delete`, `sed` without
- * `-i` or `w`, `git log` without `--output`, `sort` without `-o`).
+ * Whether running `program args` only reads (SPEC section 7), as a positive
+ * proof: the program is one we know; every option, after GNU-style prefix
+ * expansion against the program's full option list, is known and harmless;
+ * and every operand's role is known (`uniq IN OUT` writes OUT, `date 0101`
+ * sets the clock). Anything else is not read-only. Redirections and the
+ * commands a wrapper runs are judged by the caller.
  */
 export function isReadOnlyProgram(program: string, args: readonly Word[]): boolean {
-  const values = args.map((arg) => arg.value);
+  if (FREE_ARGUMENTS.has(program)) return true;
   switch (program) {
     case 'git':
       return isReadOnlyGit(args);
     case 'find':
-      return !values.some((value) => /^-(delete|fprint0?|fprintf|fls)$/.test(value));
+      return isReadOnlyFind(args);
+    case 'printf':
+      // `printf -v NAME` (also `-vNAME`) assigns a variable; anything else is the format.
+      return args[0] === undefined || !args[0].value.startsWith('-') || args[0].value === '--';
     case 'sed':
-      return isReadOnlySed(args);
+      return withProvenOptions(program, args, isReadOnlySed);
     case 'awk':
     case 'gawk':
     case 'mawk':
     case 'nawk':
-      return isReadOnlyAwk(args);
-    case 'sort':
-      return !values.some(
-        (value) => /^(-o|--output|--compress-program)/.test(value) || /^-[a-zA-Z]*o/.test(value),
+      return withProvenOptions(program, args, isReadOnlyAwk);
+    default: {
+      const check = OPERAND_CHECKS[program];
+      if (check === undefined && !TABLE_READ_ONLY.has(program)) return false;
+      return withProvenOptions(program, args, (options, operands) =>
+        check === undefined ? true : check(operands, options),
       );
-    case 'uniq':
-    case 'xxd':
-      return scanArguments(args, { short: 'fsw' }).operands.length <= 1;
-    case 'tree':
-      return !values.some((value) => /^-[a-zA-Z]*[oR]/.test(value) || value.startsWith('--output'));
-    case 'file':
-      return !values.some((value) => /^-[a-zA-Z]*C|^--compile/.test(value));
-    case 'base64':
-      return !values.some((value) => /^-[a-zA-Z]*o|^--output/.test(value));
-    case 'rg':
-      return !values.some((value) => /^--(pre|hostname-bin)\b/.test(value));
-    case 'printf':
-      return values[0] !== '-v';
-    case 'date':
-      return !values.some((value) => /^-[a-zA-Z]*s|^--set/.test(value) || /^[0-9]/.test(value));
-    case 'hostname':
-      return values.every(
-        (value) => value.startsWith('-') && !/^-[a-zA-Z]*[Fb]|^--(file|boot)/.test(value),
-      );
-    case 'command':
-      return values.some((value) => value === '-v' || value === '-V');
-    default:
-      return ALWAYS_READ_ONLY.has(program);
+    }
   }
 }
 
-function isReadOnlyGit(args: readonly Word[]): boolean {
-  let index = 0;
-  while (index < args.length && (args[index]?.value ?? '').startsWith('-')) {
-    if (!GIT_HARMLESS_GLOBALS.has(args[index]?.value ?? '')) return false;
-    index++;
-  }
-  const subcommand = args[index]?.value;
-  if (subcommand === undefined) return true;
-  const rest = args.slice(index + 1);
-  if (rest.some((arg) => GIT_WRITING_OPTION.test(arg.value))) return false;
-  const check = GIT_READ_ONLY[subcommand];
-  if (check === undefined) return false;
-  return check === true || check(rest);
+/**
+ * Whether a `declare`/`typeset`/`export`/`readonly`/`local` only sets or
+ * marks the names it is given. With no name, or with `-p`/`-f`/`-F`, it
+ * prints variables or functions (`export -p`, `declare -x`), which may hold
+ * secrets, so it is not read-only. `unset` only removes.
+ */
+export function isReadOnlyDeclaration(keyword: string, args: readonly Word[]): boolean {
+  if (keyword === 'unset') return true;
+  const flags = args.filter((arg) => /^[-+]/.test(arg.value));
+  const names = args.filter((arg) => !/^[-+]/.test(arg.value));
+  return names.length > 0 && !flags.some((flag) => /[pfF]/.test(flag.value));
 }
 
-function listsOnly(args: readonly Word[], writing: readonly string[]): boolean {
-  const scanned = scanArguments(args);
-  if (scanned.options.some((option) => writing.includes(option.name))) return false;
-  return scanned.operands.length === 0 || hasOption(scanned, '-l', '--list');
-}
-
-function firstOperandIn(
+/**
+ * Reads the arguments against the program's table and, when every option is
+ * known and harmless, applies the program's own check. A glob that might
+ * expand to an option (`sort *` in a directory holding a file `-o`) proves
+ * nothing for a program that has harmful options.
+ */
+function withProvenOptions(
+  program: string,
   args: readonly Word[],
-  allowed: readonly string[],
-  noneAllowed: boolean,
+  check: (options: FoundOption[], operands: Word[]) => boolean,
 ): boolean {
-  const first = scanArguments(args).operands[0]?.value;
-  return first === undefined ? noneAllowed : allowed.includes(first);
+  const table = optionTable(program);
+  if (table === undefined) return false;
+  if (table.hasUnsafe && args.some((arg) => arg.glob && !/^[^-*?[]/.test(arg.literalPrefix)))
+    return false;
+  const parsed = parseOptions(args, table);
+  if (!parsed.ok || parsed.options.some((option) => !option.safe)) return false;
+  return check(parsed.options, parsed.operands);
 }
 
-function isReadOnlySed(args: readonly Word[]): boolean {
-  const scanned = scanArguments(args, {
-    short: 'efl',
-    long: ['expression', 'file', 'line-length'],
-  });
-  if (hasOption(scanned, '-i', '-I', '--in-place', '-f', '--file')) return false;
-  const expressions = scanned.options.filter(
-    (option) => option.name === '-e' || option.name === '--expression',
-  );
-  const scripts =
-    expressions.length > 0 ? expressions.map((option) => option.value) : [scanned.operands[0]];
-  const sandboxed = hasOption(scanned, '--sandbox');
+function isReadOnlySed(options: FoundOption[], operands: Word[]): boolean {
+  const expressions = keyValues({ options }, '-e');
+  const scripts = expressions.length > 0 ? expressions : operands.slice(0, 1);
+  if (scripts.length === 0) return false;
+  const sandboxed = hasKey({ options }, '--sandbox');
   return scripts.every(
-    (script) =>
-      script !== undefined &&
-      !script.dynamic &&
-      (sandboxed || sedScriptEffect(script.value) === 'prints'),
+    (script) => !script.dynamic && (sandboxed || sedScriptEffect(script.value) === 'prints'),
   );
 }
 
 /** awk programs that cannot run commands or write files: no system(), pipes, `>`, getline or `@` directives. */
-function isReadOnlyAwk(args: readonly Word[]): boolean {
-  const scanned = scanArguments(args, {
-    short: 'Fvf',
-    long: ['field-separator', 'assign', 'file'],
-  });
-  if (hasOption(scanned, '-f', '--file')) return false;
-  const program = scanned.operands[0];
+function isReadOnlyAwk(_: FoundOption[], operands: Word[]): boolean {
+  const program = operands[0];
   return program !== undefined && !program.dynamic && !/system|getline|[|>@`]/.test(program.value);
 }

@@ -2,6 +2,8 @@ import type { Assignment, Word } from './syntax.js';
 import { isDangerousVariable } from './env-vars.js';
 import { hasOption, scanArguments } from './options.js';
 import { sedScriptEffect } from './sed.js';
+import { hasKey, keyValues, parseOptions } from './option-table.js';
+import { optionTable } from './option-tables.js';
 
 /** Programs that are dangerous however they are called (SPEC section 7). */
 const DANGEROUS_PROGRAMS: Record<string, string> = {
@@ -169,7 +171,7 @@ function programSafety(
     case 'gawk':
     case 'mawk':
     case 'nawk':
-      return awkSafety(args);
+      return awkSafety(program, args);
     case 'git':
       return gitSafety(values);
     case 'npm':
@@ -186,21 +188,15 @@ function programSafety(
 }
 
 function sedSafety(args: readonly Word[]): string[] {
-  const scanned = scanArguments(args, {
-    short: 'efl',
-    long: ['expression', 'file', 'line-length'],
-  });
-  if (hasOption(scanned, '-i', '-I', '--in-place')) return ['sed -i writes files'];
-  if (hasOption(scanned, '-f', '--file'))
-    return ['sed -f runs a script file that cannot be analysed'];
-  if (hasOption(scanned, '--sandbox')) return [];
-  const expressions = scanned.options.filter(
-    (option) => option.name === '-e' || option.name === '--expression',
-  );
-  const scripts =
-    expressions.length > 0 ? expressions.map((option) => option.value) : [scanned.operands[0]];
+  const table = optionTable('sed');
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok) return ['sed options cannot be analysed'];
+  if (hasKey(parsed, '-i')) return ['sed -i writes files'];
+  if (hasKey(parsed, '-f')) return ['sed -f runs a script file that cannot be analysed'];
+  if (hasKey(parsed, '--sandbox')) return [];
+  const expressions = keyValues(parsed, '-e');
+  const scripts = expressions.length > 0 ? expressions : parsed.operands.slice(0, 1);
   for (const script of scripts) {
-    if (script === undefined) continue;
     const effect = script.dynamic ? 'unknown' : sedScriptEffect(script.value);
     if (effect === 'writes') return ['sed script writes files (w)'];
     if (effect === 'executes') return ['sed script runs commands (e)'];
@@ -209,18 +205,20 @@ function sedSafety(args: readonly Word[]): string[] {
   return [];
 }
 
-function awkSafety(args: readonly Word[]): string[] {
-  const scanned = scanArguments(args, {
-    short: 'Fvf',
-    long: ['field-separator', 'assign', 'file'],
-  });
-  if (hasOption(scanned, '-f', '--file'))
-    return ['awk -f runs a program file that cannot be analysed'];
-  const program = scanned.operands[0];
-  if (program === undefined) return [];
-  if (program.dynamic || /system|getline|\||@|`/.test(program.value))
-    return ['awk program can run commands'];
-  return [];
+/** awk options that run code from elsewhere: program files, includes, shared libraries, `-W exec`. */
+const AWK_CODE_OPTIONS = ['-f', '-E', '-i', '-l', '-W'];
+
+function awkSafety(program: string, args: readonly Word[]): string[] {
+  const table = optionTable(program);
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok) return ['awk options cannot be analysed'];
+  if (hasKey(parsed, ...AWK_CODE_OPTIONS))
+    return ['awk runs a program file or library that cannot be analysed'];
+  const sources = keyValues(parsed, '-e');
+  const programs = sources.length > 0 ? sources : parsed.operands.slice(0, 1);
+  return programs.some((text) => text.dynamic || /system|getline|\||@|`/.test(text.value))
+    ? ['awk program can run commands']
+    : [];
 }
 
 /** git options and subcommands that run a command of the caller's choosing. */
@@ -246,7 +244,8 @@ function gitSafety(values: readonly string[]): string[] {
   const rest = values.slice(index + 1);
   if (
     rest.some(
-      (value) => /^--(upload-pack|receive-pack|exec)\b/.test(value) || /^(ext|fd)::/.test(value),
+      (value) =>
+        isGitLongPrefix(value, 'upload-pack', 'receive-pack', 'exec') || /^(ext|fd)::/.test(value),
     )
   ) {
     reasons.push('git option runs a command (--upload-pack, --exec, ext::)');
@@ -257,9 +256,15 @@ function gitSafety(values: readonly string[]): string[] {
   ) {
     reasons.push('git -u runs a command on the remote side');
   }
-  if (subcommand === 'grep' && rest.some((value) => /^(-O|--open-files-in-pager)/.test(value)))
+  if (
+    subcommand === 'grep' &&
+    rest.some((value) => /^-[^-]*O/.test(value) || isGitLongPrefix(value, 'open-files-in-pager'))
+  )
     reasons.push('git grep -O runs a pager');
-  if (subcommand === 'rebase' && rest.some((value) => /^(-x|--exec)/.test(value)))
+  if (
+    subcommand === 'rebase' &&
+    rest.some((value) => /^-x/.test(value) || isGitLongPrefix(value, 'exec'))
+  )
     reasons.push('git rebase --exec runs commands');
   if (subcommand === 'bisect' && rest[0] === 'run') reasons.push('git bisect run runs commands');
   if (subcommand === 'submodule' && rest.includes('foreach'))
@@ -274,6 +279,17 @@ function gitSafety(values: readonly string[]): string[] {
   if (subcommand === 'config' && isGitConfigWrite(rest))
     reasons.push('git config changes configuration that can run commands');
   return reasons;
+}
+
+/**
+ * Whether a word is one of these long options or a prefix of one that git's
+ * option parser would expand to it (`--upload=…`, `--open`): at least two
+ * letters, matched against the names only.
+ */
+function isGitLongPrefix(value: string, ...names: string[]): boolean {
+  const match = /^--([^=]{2,})/.exec(value);
+  const written = match?.[1];
+  return written !== undefined && names.some((name) => name.startsWith(written));
 }
 
 function isGitConfigWrite(rest: readonly string[]): boolean {
@@ -320,8 +336,10 @@ function isUnsafeMode(mode: string): boolean {
 /** The variable names a builtin will set (`read a b`, `printf -v name`). */
 function variableNames(program: string, values: readonly string[]): string[] {
   if (program === 'printf') {
-    const at = values.indexOf('-v');
-    return at === -1 ? [] : [values[at + 1] ?? ''];
+    // `-v NAME` or joined `-vNAME`, before the format.
+    const first = values[0] ?? '';
+    if (!first.startsWith('-v')) return [];
+    return [first === '-v' ? (values[1] ?? '') : first.slice(2)];
   }
   return values.filter((value) => !value.startsWith('-')).map((value) => value.split('=')[0] ?? '');
 }

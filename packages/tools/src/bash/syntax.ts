@@ -50,6 +50,7 @@ export type SimpleCommand = {
 /** Why part of a command cannot be analysed statically: always a safety ask. */
 export type HazardKind =
   | 'parse-error'
+  | 'parse-disagreement'
   | 'command-substitution'
   | 'process-substitution'
   | 'expansion'

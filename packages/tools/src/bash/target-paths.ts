@@ -1,3 +1,4 @@
+import { lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { globSync } from 'tinyglobby';
 import {
@@ -12,13 +13,23 @@ import type { Word } from './syntax.js';
 /** A target path, as written (absolute) and with symlinks resolved. */
 export type ResolvedPath = { absolute: string; real: string };
 
-/** A target with every path it may stand for; `paths` undefined when that cannot be known. */
-export type ResolvedTarget = { target: Target; paths: ResolvedPath[] | undefined };
+/**
+ * A target with every path it may stand for; `paths` undefined when that
+ * cannot be known. `throughProcess`: the path or a `cd` before it goes
+ * through `/proc` or `/dev/fd`, which name the shell's process, not ours.
+ */
+export type ResolvedTarget = {
+  target: Target;
+  paths: ResolvedPath[] | undefined;
+  throughProcess: boolean;
+};
 
 /** Where a command runs and whose home `~` is. */
 export type ShellLocation = { cwd: string; home: string };
 
 const MAX_DIRECTORIES = 32;
+/** The shell's own output streams: writing there writes no file. */
+const STANDARD_OUTPUT = /^\/dev\/(stdout|stderr|fd\/[12])$/;
 const MAX_GLOB_MATCHES = 500;
 
 /**
@@ -33,10 +44,63 @@ export function resolveTargets(
   location: ShellLocation,
 ): ResolvedTarget[] {
   const directories = possibleDirectories(analysis.directories, location);
-  return analysis.targets.map((target) => ({
-    target,
-    paths: resolveTarget(target, directories[target.cdIndex], location),
-  }));
+  return analysis.targets.map((target) => {
+    const paths = resolveTarget(target, directories[target.cdIndex], location);
+    // A written path through /proc or /dev/fd is one only the running shell can resolve.
+    const process =
+      throughProcess(target, analysis.directories, location.cwd) ||
+      (!STANDARD_OUTPUT.test(target.word.value) &&
+        // Only a path with a symlink on it resolves elsewhere: walk just those.
+        (paths ?? []).some(
+          (item) => item.real !== item.absolute && linksIntoProcess(item.absolute),
+        ));
+    return { target, paths: process ? undefined : paths, throughProcess: process };
+  });
+}
+
+const MAX_LINK_HOPS = 8;
+
+/**
+ * Whether an existing symlink on the path leads through `/proc` or `/dev/fd`
+ * (a link in the project to `/proc/self/cwd`): our `realpath` would resolve
+ * it in this process, the shell in its own.
+ */
+function linksIntoProcess(absolute: string, hops = 0): boolean {
+  if (hops > MAX_LINK_HOPS) return true;
+  const segments = absolute.split('/').filter((segment) => segment !== '');
+  let current = '/';
+  for (const [index, segment] of segments.entries()) {
+    const next = path.posix.join(current, segment);
+    let link: string | undefined;
+    try {
+      link = lstatSync(next).isSymbolicLink() ? readlinkSync(next) : undefined;
+    } catch {
+      return false;
+    }
+    if (link !== undefined) {
+      if (reachesProcess(current, link)) return true;
+      const rest = segments.slice(index + 1);
+      return linksIntoProcess(
+        path.posix.join(path.posix.resolve(current, link), ...rest),
+        hops + 1,
+      );
+    }
+    current = next;
+  }
+  return false;
+}
+
+/** Whether the target, or a `cd` before it, goes through `/proc` or `/dev/fd` (see `reachesProcess`). */
+function throughProcess(
+  target: Target,
+  changes: readonly (string | undefined)[],
+  cwd: string,
+): boolean {
+  const word = target.word;
+  if (word.dynamic || STANDARD_OUTPUT.test(word.value)) return false;
+  return [word.value, ...changes.slice(0, target.cdIndex).flatMap((change) => change ?? [])].some(
+    (value) => reachesProcess(cwd, value),
+  );
 }
 
 /**
@@ -63,8 +127,12 @@ export function targetSafety(
   home: string,
 ): string[] {
   const reasons: string[] = [];
-  for (const { target, paths } of resolved) {
+  for (const { target, paths, throughProcess } of resolved) {
     const word = target.word;
+    if (throughProcess)
+      reasons.push(
+        `${word.value} goes through /proc or /dev/fd, which only the running shell can resolve`,
+      );
     if (word.glob && !word.dynamic) {
       const pattern = path.posix.basename(word.value);
       if (
@@ -122,9 +190,16 @@ function possibleDirectories(
   let current: Set<string> | undefined = new Set([location.cwd]);
   const result: (Set<string> | undefined)[] = [current];
   for (const change of changes) {
-    if (current !== undefined && change !== undefined && isKnownHome(change)) {
-      const next: Set<string> = new Set(current);
-      for (const directory of current) next.add(absolutePath(directory, change, location.home));
+    const from: Set<string> | undefined = current;
+    if (
+      from !== undefined &&
+      change !== undefined &&
+      isKnownHome(change) &&
+      // A cd into /proc or /dev/fd goes where the shell's process, not ours, says.
+      ![...from].some((directory) => reachesProcess(directory, change))
+    ) {
+      const next: Set<string> = new Set(from);
+      for (const directory of from) next.add(absolutePath(directory, change, location.home));
       current = next.size > MAX_DIRECTORIES ? undefined : next;
     } else {
       current = undefined;
@@ -193,13 +268,33 @@ function expandGlob(
   return found.map((absolute) => ({ absolute, real: realPath(absolute) }));
 }
 
+/**
+ * Whether a path, walked segment by segment from `base` as the kernel would
+ * (before any `..` is folded away), passes through `/proc` or `/dev/fd`:
+ * there `self`, a pid or a descriptor means the shell's process, not ours
+ * (`/proc/self/cwd/…` after a `cd`), so the path cannot be known here.
+ */
+function reachesProcess(base: string, value: string): boolean {
+  if (value.startsWith('~')) return false;
+  const segments = (path.isAbsolute(value) ? value : `${base}/${value}`).split('/');
+  const walked: string[] = [];
+  for (const segment of segments) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') walked.pop();
+    else walked.push(segment);
+    const at = `/${walked.join('/')}`;
+    if (at === '/proc' || at === '/dev/fd' || /^\/dev\/std(in|out|err)$/.test(at)) return true;
+  }
+  return false;
+}
+
 /** Paths starting `~name` expand to another user's home, which we do not look up. */
 function isKnownHome(value: string): boolean {
   return !value.startsWith('~') || value === '~' || value.startsWith('~/');
 }
 
-/** Whether a one-segment glob (`*`, `?`, `[..]`) matches a name. */
-function segmentGlobMatches(pattern: string, name: string): boolean {
+/** Whether a one-segment glob (`*`, `?`, `[..]`) matches a name (an unreadable pattern matches all). */
+export function segmentGlobMatches(pattern: string, name: string): boolean {
   const source = pattern
     .replace(/[.+^${}()|\\]/g, '\\$&')
     .replace(/\*/g, '[^/]*')

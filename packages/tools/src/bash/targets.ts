@@ -1,7 +1,8 @@
 import type { Redirect, Word } from './syntax.js';
-import { wordSuffix } from './syntax.js';
-import { isHarmlessSink } from '../shared/dangerous-paths.js';
+import { literalWord, wordSuffix } from './syntax.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
+import { keyValues, parseOptions, type FoundOption } from './option-table.js';
+import { optionTable } from './option-tables.js';
 
 /** `write`: the path is created or changed; `remove`: it is deleted. */
 export type TargetKind = 'write' | 'remove';
@@ -46,14 +47,26 @@ export function isFilesystemCommand(program: string): boolean {
 
 const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
-/** The files output redirections write to; `2>&1`, `>&2` and `/dev/null` write none. */
+/** bash's own network paths: a redirection from or to them opens a connection. */
+const NETWORK_PATH = /^\/+dev\/+(tcp|udp)(\/|$)/;
+
+/**
+ * The files redirections write to (`2>&1`, `>&2` and `/dev/null` write none),
+ * and, for any operator, a redirection to bash's `/dev/tcp` or `/dev/udp`
+ * (a network connection) or to a word that might be one (an expansion):
+ * those become unknown paths, which nothing grants.
+ */
 export function redirectTargets(redirects: readonly Redirect[]): TargetWord[] {
-  return redirects.flatMap((redirect) => {
+  return redirects.flatMap((redirect): TargetWord[] => {
     const target = redirect.target;
-    if (!OUTPUT_OPERATORS.has(redirect.operator) || target === undefined) return [];
-    if (redirect.operator === '>&' && /^(\d+|-)$/.test(target.value) && !target.dynamic) return [];
-    if (!target.dynamic && !target.glob && isHarmlessSink(target.value)) return [];
-    return [{ word: target, kind: 'write' as const, via: 'redirect' as const }];
+    if (target === undefined) return [];
+    const duplicates = redirect.operator === '>&' || redirect.operator === '<&';
+    if (duplicates && /^(\d+-?|-)$/.test(target.value) && !target.dynamic) return [];
+    if (NETWORK_PATH.test(target.value) || target.dynamic)
+      return [{ word: { ...target, dynamic: true }, kind: 'write', via: 'redirect' }];
+    if (!OUTPUT_OPERATORS.has(redirect.operator)) return [];
+    if (target.value === '/dev/null') return [];
+    return [{ word: target, kind: 'write', via: 'redirect' }];
   });
 }
 
@@ -71,54 +84,57 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     case 'rmdir':
     case 'unlink':
     case 'shred':
-      return all(
-        scanArguments(args, { short: 'n', long: ['iterations', 'size'] }).operands,
-        'remove',
-      );
+      return read(program, args, (_, operands) => all(operands, 'remove'));
     case 'mkdir':
-      return all(scanArguments(args, { short: 'm', long: ['mode', 'context'] }).operands, 'write');
     case 'touch':
-      return all(
-        scanArguments(args, { short: 'rdt', long: ['reference', 'date', 'time'] }).operands,
-        'write',
-      );
-    case 'cp':
-    case 'mv':
-    case 'ln': {
-      const scanned = scanArguments(args, { short: 'tS', long: ['target-directory', 'suffix'] });
-      return all(
-        [...scanned.operands, ...optionValues(scanned, '-t', '--target-directory')],
-        'write',
-      );
-    }
-    case 'chmod':
-    case 'chown':
-    case 'chgrp': {
-      const scanned = scanArguments(args, { long: ['reference'] });
-      const byReference = scanned.options.some((option) => option.name === '--reference');
-      return all(scanned.operands.slice(byReference ? 0 : 1), 'write');
-    }
     case 'tee':
     case 'truncate':
-      return all(
-        scanArguments(args, { short: 'sr', long: ['size', 'reference'] }).operands,
-        'write',
+      return read(program, args, (_, operands) => all(operands, 'write'));
+    case 'cp':
+    case 'mv':
+    case 'ln':
+      return read(program, args, (options, operands) =>
+        all([...operands, ...keyValues({ options }, '-t')], 'write'),
+      );
+    case 'chmod':
+    case 'chown':
+    case 'chgrp':
+      return read(program, args, (options, operands) =>
+        all(
+          operands.slice(options.some((option) => option.key === '--reference') ? 0 : 1),
+          'write',
+        ),
       );
     case 'uniq':
+      // A glob operand may expand to IN OUT: what it writes is then unknown.
+      return read(program, args, (_, operands) =>
+        operands.some((word) => word.glob)
+          ? [{ word: UNKNOWN_PATH, kind: 'write', via: 'argument' }]
+          : all(operands.slice(1), 'write'),
+      );
     case 'xxd':
-      return all(scanArguments(args, { short: 'fswcgl' }).operands.slice(1), 'write');
+      return all(scanArguments(args, { short: 'cglnosR' }).operands.slice(1), 'write');
+    case 'sort':
+      return read(program, args, (options) => all(keyValues({ options }, '-o', '-T'), 'write'));
+    case 'tree':
+      return read(program, args, (options) => all(keyValues({ options }, '-o'), 'write'));
+    case 'awk':
+    case 'gawk':
+    case 'nawk':
+      // gawk -o/-p/-d write a pretty-print, a profile or a variable dump, by default in the cwd.
+      return read(program, args, (options) =>
+        options.flatMap((option) => {
+          const fallback = option.key === '-d' ? 'awkvars.out' : 'awkprof.out';
+          if (!['-o', '-p', '-d'].includes(option.key)) return [];
+          return all(option.values.length > 0 ? option.values : [literalWord(fallback)], 'write');
+        }),
+      );
+    case 'time':
+      return read(program, args, (options) => all(keyValues({ options }, '-o'), 'write'));
     case 'find':
       return findTargets(args);
     case 'git':
       return gitTargets(args);
-    case 'sort':
-      return outputs(
-        scanArguments(args, { short: 'otSk', long: ['output', 'temporary-directory', 'key'] }),
-        '-o',
-        '--output',
-      );
-    case 'tree':
-      return outputs(scanArguments(args, { short: 'oLPIH' }), '-o');
     case 'curl':
       return outputs(
         scanArguments(args, {
@@ -171,6 +187,33 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     default:
       return [];
   }
+}
+
+/** A path that cannot be known: no rule or mode grants it. */
+const UNKNOWN_PATH: Word = {
+  value: '',
+  text: '',
+  glob: false,
+  tilde: false,
+  dynamic: true,
+  literalPrefix: '',
+};
+
+/**
+ * The targets a program names, read with its full option table; when the
+ * arguments cannot be read (an unknown or ambiguous option), an unknown
+ * target, so that nothing is granted on a guess.
+ */
+function read(
+  program: string,
+  args: readonly Word[],
+  targets: (options: FoundOption[], operands: Word[]) => TargetWord[],
+): TargetWord[] {
+  const table = optionTable(program);
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok)
+    return [{ word: UNKNOWN_PATH, kind: 'write', via: 'argument' }];
+  return targets(parsed.options, parsed.operands);
 }
 
 function outputs(scanned: ScannedArguments, ...names: string[]): TargetWord[] {
@@ -231,16 +274,26 @@ function gitTargets(args: readonly Word[]): TargetWord[] {
   }
   const subcommand = args[index]?.value;
   const rest = args.slice(index + 1);
-  const scanned = scanArguments(rest, {
-    short: subcommand === 'format-patch' || subcommand === 'archive' ? 'o' : '',
-    long: ['output', 'output-directory'],
-  });
-  const names = [
-    '--output',
-    '--output-directory',
-    ...(subcommand === 'format-patch' || subcommand === 'archive' ? ['-o'] : []),
-  ];
-  return [...targets, ...outputs(scanned, ...names)];
+  // git's option parser takes any unambiguous prefix: `--out=x`, `--output-d x`.
+  const outputLong = (text: string): boolean => {
+    const name = /^--([^=]{2,})/.exec(text)?.[1];
+    return name !== undefined && ['output', 'output-directory'].some((o) => o.startsWith(name));
+  };
+  const shortOutput = subcommand === 'format-patch' || subcommand === 'archive';
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word === undefined || word.value === '--') break;
+    const text = word.value;
+    if (outputLong(text)) {
+      const value = text.includes('=') ? afterEquals(word) : rest[++i];
+      targets.push({ word: value ?? UNKNOWN_PATH, kind: 'write', via: 'argument' });
+    } else if (shortOutput && /^-[^-]*o/.test(text)) {
+      const at = text.indexOf('o');
+      const value = at === text.length - 1 ? rest[++i] : wordSuffix(word, at + 1);
+      targets.push({ word: value ?? UNKNOWN_PATH, kind: 'write', via: 'argument' });
+    }
+  }
+  return targets;
 }
 
 function afterEquals(word: Word): Word {

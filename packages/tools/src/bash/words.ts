@@ -30,8 +30,8 @@ export function decodeWord(node: Node, sink: WordSink): Word {
 
 /**
  * Decodes a command word with bash's brace expansion, which may turn it into
- * several words (`{rm,-rf,/}` is `rm -rf /`); undefined when it would make
- * too many to analyse.
+ * several words (`{rm,-rf,/}` is `rm -rf /`), or none (`{,}`); undefined
+ * when it would make too many to analyse.
  */
 export function decodeWords(node: Node, sink: WordSink): Word[] | undefined {
   const piece = decodePiece(node, sink);
@@ -43,9 +43,13 @@ export function decodeWords(node: Node, sink: WordSink): Word[] | undefined {
   }
   const expanded = expandBraces(piece.segments);
   if (expanded === undefined) return undefined;
-  return expanded.length === 1
-    ? [toWord(piece.segments, false, node.text)]
-    : expanded.map((segments) => toWord(segments, false, undefined));
+  if (expanded.length === 1) return [toWord(piece.segments, false, node.text)];
+  // Bash drops a word that brace expansion left empty and unquoted: `time {,} rm` runs rm.
+  // (An empty quote, `''{,}`, keeps it; the expansion does not carry it, so nothing is dropped then.)
+  const emptyQuote = piece.segments.some((segment) => segment.quoted && segment.text === '');
+  return expanded
+    .filter((segments) => emptyQuote || segments.some((segment) => segment.text !== ''))
+    .map((segments) => toWord(segments, false, undefined));
 }
 
 function toWord(segments: readonly Segment[], dynamic: boolean, source: string | undefined): Word {
@@ -181,20 +185,29 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   '?': '?',
 };
 
-/** The body of `$'…'`, with bash's escapes (`\x41`, `\101`, `\u263a`, `\cA`, `\n`, …). */
+/**
+ * The body of `$'…'`, with bash's escapes (`\x41`, `\101`, `\u263a`, `\cA`,
+ * `\n`, …). Bash ends the string at a NUL it decodes (`$'r\x00zz'm` is `rm`),
+ * so the value stops there too.
+ */
 export function decodeAnsiC(body: string): string {
-  return body.replace(
-    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
+  const decoded = body.replace(
+    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c\\\\|c.|.)/gs,
     (whole, escape: string) => {
       const head = escape[0] ?? '';
       const code = (digits: string, radix: number): string =>
         String.fromCodePoint(Math.min(Number.parseInt(digits, radix), 0x10ffff));
-      if (/^[0-7]/.test(escape)) return code(escape, 8);
+      // An octal escape is one byte: bash keeps its low eight bits (`\400` is NUL).
+      if (/^[0-7]/.test(escape)) return String.fromCharCode(Number.parseInt(escape, 8) & 0xff);
       if ((head === 'x' || head === 'u' || head === 'U') && escape.length > 1)
         return code(escape.slice(1), 16);
-      if (head === 'c' && escape.length === 2)
+      // `\c?` is DEL; `\c\\` takes both backslashes.
+      if (escape === 'c?') return '\u007f';
+      if (head === 'c' && escape.length >= 2)
         return String.fromCharCode((escape.codePointAt(1) ?? 0) & 0x1f);
       return SIMPLE_ESCAPES[escape] ?? whole;
     },
   );
+  const nul = decoded.indexOf('\0');
+  return nul === -1 ? decoded : decoded.slice(0, nul);
 }

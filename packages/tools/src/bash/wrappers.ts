@@ -1,6 +1,8 @@
 import type { Assignment, Word } from './syntax.js';
 import { wordSuffix } from './syntax.js';
 import { scanArguments } from './options.js';
+import { hasKey, parseOptions } from './option-table.js';
+import { optionTable } from './option-tables.js';
 
 /**
  * How a command runs other commands:
@@ -35,41 +37,34 @@ const SHELLS = new Set([
 const OPAQUE = new Set(['source', '.', 'trap', 'alias', 'fc', 'coproc', 'enable', 'shopt', 'bind']);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-/** Options taking a value, per transparent wrapper. */
-const TRANSPARENT: Record<string, { short: string; long: string[]; operands?: number }> = {
-  time: { short: 'fo', long: ['format', 'output'] },
-  nice: { short: 'n', long: ['adjustment'] },
-  nohup: { short: '', long: [] },
-  timeout: { short: 'sk', long: ['signal', 'kill-after'], operands: 1 },
-  stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },
-  command: { short: '', long: [] },
-  builtin: { short: '', long: [] },
-  exec: { short: 'a', long: [] },
-  ionice: { short: 'cnp', long: ['class', 'classdata', 'pid'] },
-  setsid: { short: '', long: [] },
-  env: { short: 'u', long: ['unset'] },
+/**
+ * Transparent wrappers and how many operands come before the command
+ * (`timeout DURATION command`). Their options are read with their full
+ * option tables, so an optional value (`xargs -l`) or an abbreviation
+ * (`env --s=…`) cannot move where the command starts.
+ */
+const TRANSPARENT: Record<string, number> = {
+  time: 0,
+  nice: 0,
+  nohup: 0,
+  timeout: 1,
+  stdbuf: 0,
+  command: 0,
+  builtin: 0,
+  exec: 0,
+  ionice: 0,
+  setsid: 0,
+  env: 0,
 };
+
+/** Options taking a value for the builtins without a table (`exec -a NAME`). */
+const BUILTIN_VALUES: Record<string, string> = { builtin: '', exec: 'a' };
 
 const PRIVILEGED: Record<string, string> = {
   sudo: 'ughpCDrtUT',
   doas: 'uC',
   pkexec: '',
   run0: 'uD',
-};
-
-const XARGS_VALUES = {
-  short: 'IiLlnPsdEea',
-  long: [
-    'arg-file',
-    'delimiter',
-    'eof',
-    'replace',
-    'max-lines',
-    'max-args',
-    'max-procs',
-    'max-chars',
-    'process-slot-var',
-  ],
 };
 
 /**
@@ -87,29 +82,42 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefin
   if (name === 'su') return su(args);
   const privileged = PRIVILEGED[name];
   if (privileged !== undefined) return prefixed('privileged', args, privileged, []);
-  const spec = TRANSPARENT[name];
-  if (spec === undefined) return undefined;
-  if (name === 'command' && args.some((arg) => arg.value === '-v' || arg.value === '-V'))
-    return undefined;
-  if (
-    name === 'env' &&
-    args.some((arg) => /^(-[^-]*[SC]|--split-string|--chdir)/.test(arg.value))
-  ) {
-    return { kind: 'opaque', commands: [], scripts: [] };
+  const skip = TRANSPARENT[name];
+  if (skip === undefined) return undefined;
+  const table = optionTable(name);
+  if (table === undefined) {
+    const rest = args.slice(firstOperand(args, BUILTIN_VALUES[name] ?? '', []));
+    return rest.length === 0 ? undefined : transparent(rest);
   }
-  return prefixed('transparent', args, spec.short, spec.long, spec.operands ?? 0);
+  const parsed = parseOptions(args, table);
+  // An option we cannot read, or `env -S`/`env -C`, leaves the command unknown.
+  if (!parsed.ok || hasKey(parsed, '-S', '-C'))
+    return { kind: 'opaque', commands: [], scripts: [] };
+  // `command -v NAME` only looks NAME up (the options end at the first operand: `command git -v` runs git).
+  if (name === 'command' && hasKey(parsed, '-v', '-V')) return undefined;
+  const rest = parsed.operands.slice(skip);
+  // Only env reads NAME=value words; for the others (`time LANG=C ls`) it is the program's name.
+  if (name !== 'env') return rest.length === 0 ? undefined : transparent(rest);
+  return withAssignments('transparent', rest);
 }
 
-/** `wrapper [options] [skip operands] [NAME=value…] command args…` */
+/** `wrapper [options] [NAME=value…] command args…` (`sudo -u x A=1 ls`). */
 function prefixed(
   kind: WrapperKind,
   args: readonly Word[],
   short: string,
   long: readonly string[],
-  skipOperands = 0,
 ): Unwrapped | undefined {
-  const start = firstOperand(args, short, long);
-  const rest = args.slice(start + skipOperands);
+  return withAssignments(kind, args.slice(firstOperand(args, short, long)));
+}
+
+/** A wrapper running `words` as a command, with no assignments of its own. */
+function transparent(words: Word[]): Unwrapped {
+  return { kind: 'transparent', commands: [{ assignments: [], words }], scripts: [] };
+}
+
+/** `[NAME=value…] command args…`, after a wrapper's options. */
+function withAssignments(kind: WrapperKind, rest: readonly Word[]): Unwrapped | undefined {
   const assignments: Assignment[] = [];
   let index = 0;
   for (; index < rest.length && ASSIGNMENT.test(rest[index]?.value ?? ''); index++) {
@@ -183,8 +191,10 @@ function su(args: readonly Word[]): Unwrapped {
 }
 
 function xargs(args: readonly Word[]): Unwrapped | undefined {
-  const start = firstOperand(args, XARGS_VALUES.short, XARGS_VALUES.long);
-  const words = args.slice(start);
+  const table = optionTable('xargs');
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  if (parsed === undefined || !parsed.ok) return { kind: 'opaque', commands: [], scripts: [] };
+  const words = parsed.operands;
   // Without a command, xargs runs echo.
   return words.length === 0
     ? undefined
