@@ -1,0 +1,190 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { ForbiddenError, InvalidRequestError } from './errors.js';
+import { followEvents } from './follow.js';
+import { parseReplyInput } from './reply-input.js';
+import { startReply } from './reply-task.js';
+import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
+import { visibleSession } from './server-context.js';
+import type { StoredEvent } from './server-log.js';
+import {
+  eventsQuerySchema,
+  messageResultSchema,
+  problemResponses,
+  problemSchema,
+  replyBodySchema,
+  sessionParamsSchema,
+} from './schemas.js';
+
+const problem = (description: string) =>
+  ({ description, content: { 'application/problem+json': { schema: problemSchema } } }) as const;
+
+const eventStream = {
+  description: 'Server-sent events: one AgentEvent per frame, `id` its number in the session',
+  content: { 'text/event-stream': { schema: z.string() } },
+} as const;
+
+const postReply = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{id}/replies',
+  summary: 'Send a message, or answer the parked reply',
+  request: {
+    params: sessionParamsSchema,
+    body: { required: true, content: { 'application/json': { schema: replyBodySchema } } },
+  },
+  responses: {
+    200: {
+      description:
+        'The final message or the waiting notice; with Accept: text/event-stream, the events',
+      content: {
+        'application/json': { schema: messageResultSchema },
+        'text/event-stream': { schema: z.string() },
+      },
+    },
+    ...problemResponses,
+    403: problem('mayAnswer refused the answer, or an approver sent a message'),
+    409: problem('Busy session, stale or already answered reply, lost race'),
+    410: problem('The parked reply expired'),
+    413: problem('Body over the limit'),
+  },
+});
+
+const cancelReply = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{id}/cancel',
+  summary: 'Stop the running reply',
+  request: { params: sessionParamsSchema },
+  responses: {
+    200: {
+      description: 'Stopped (and saved), or nothing was running here',
+      content: { 'application/json': { schema: z.object({ cancelled: z.boolean() }) } },
+    },
+    ...problemResponses,
+    403: problem('Only the owner may cancel'),
+  },
+});
+
+const getEvents = createRoute({
+  method: 'get',
+  path: '/v1/sessions/{id}/events',
+  summary: 'Every stored event after Last-Event-ID (or ?after=), then live ones',
+  request: { params: sessionParamsSchema, query: eventsQuerySchema },
+  responses: { 200: eventStream, ...problemResponses },
+});
+
+/** The number in `Last-Event-ID` or `?after=` (0 without either); anything but digits is refused. */
+function afterOf(header: string | undefined, query: string | undefined): number {
+  const given = header ?? query;
+  if (given === undefined) return 0;
+  const name = header === undefined ? 'after' : 'Last-Event-ID';
+  if (!/^\d{1,15}$/.test(given.trim())) {
+    throw new InvalidRequestError(
+      name,
+      `${name} must be an event number, not ${JSON.stringify(given)}.`,
+    );
+  }
+  return Number(given.trim());
+}
+
+/** An abort signal for a stream: the client went away, or the server is closing. */
+function streamSignal(c: Context<ServerEnv>, closing: AbortSignal): AbortController {
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  c.req.raw.signal.addEventListener('abort', stop);
+  closing.addEventListener('abort', stop);
+  if (c.req.raw.signal.aborted || closing.aborted) stop();
+  return controller;
+}
+
+/** Streams `events` as SSE frames, with `: ping` comments in between. */
+function sseResponse(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  events: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
+): Response {
+  return streamSSE(c, async (stream) => {
+    const controller = streamSignal(c, context.closing);
+    stream.onAbort(() => {
+      controller.abort();
+    });
+    const ping = setInterval(() => {
+      void stream.write(': ping\n\n');
+    }, context.pingMs);
+    try {
+      for await (const event of events(controller.signal)) {
+        await stream.writeSSE({ id: String(event.seq), event: event.type, data: event.data });
+      }
+    } finally {
+      clearInterval(ping);
+      controller.abort();
+    }
+  });
+}
+
+function wantsEvents(c: Context<ServerEnv>): boolean {
+  return c.req.header('accept')?.includes('text/event-stream') ?? false;
+}
+
+/** Registers the routes that run replies, answer them, stop them and stream their events. */
+export function registerReplyRoutes(app: ServerApp, context: ServerContext): void {
+  app.openapi(postReply, async (c) => {
+    const { id } = c.req.valid('param');
+    const principal = c.get('principal');
+    const record = await visibleSession(context, principal, id);
+    const parsed = parseReplyInput(c.req.valid('json').input);
+    if (parsed.kind === 'message' && record.owner !== principal.id) {
+      throw new ForbiddenError(
+        'Only the owner of a session may send it messages; approvers answer.',
+      );
+    }
+    const running = await startReply(
+      context.sessions,
+      context.feed,
+      id,
+      parsed.input,
+      principal.id,
+    );
+    context.running.add(running);
+    void running.done.then(() => context.running.delete(running));
+    if (wantsEvents(c)) {
+      const end = running.done.then(({ lastSeq }) => lastSeq);
+      return sseResponse(c, context, (signal) =>
+        followEvents(context.log, context.feed, id, running.after, signal, end),
+      );
+    }
+    const outcome = await running.done;
+    if (outcome.error !== undefined) {
+      throw outcome.error instanceof Error
+        ? outcome.error
+        : new Error('The reply failed.', { cause: outcome.error });
+    }
+    const state = (await context.store.load(id))?.state;
+    const last = state?.context.at(-1);
+    if (last === undefined) throw new InvalidRequestError('input', 'The reply left no message.');
+    // A parked reply answers with its message so far, marked as waiting.
+    const message = state?.reply?.status === 'parked' ? { ...last, finishedReason: null } : last;
+    return c.json({ message }, 200);
+  });
+
+  app.openapi(cancelReply, async (c) => {
+    const { id } = c.req.valid('param');
+    const principal = c.get('principal');
+    const record = await visibleSession(context, principal, id);
+    if (record.owner !== principal.id) {
+      throw new ForbiddenError('Only the owner of a session may cancel its reply.');
+    }
+    return c.json({ cancelled: await context.sessions.cancel(id) }, 200);
+  });
+
+  app.openapi(getEvents, async (c) => {
+    const { id } = c.req.valid('param');
+    await visibleSession(context, c.get('principal'), id);
+    const after = afterOf(c.req.header('last-event-id'), c.req.valid('query').after);
+    return sseResponse(c, context, (signal) =>
+      followEvents(context.log, context.feed, id, after, signal),
+    );
+  });
+}
