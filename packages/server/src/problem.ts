@@ -1,4 +1,5 @@
 import { ParleyError, SessionBusyError } from '@parley/core';
+import { BodyTooLargeError } from './errors.js';
 
 /**
  * The body of every error response (RFC 9457, `application/problem+json`):
@@ -71,6 +72,8 @@ export function problemFor(error: unknown, now: Date = new Date()): ProblemRespo
     headers['Retry-After'] =
       error.leaseUntil === undefined ? '1' : String(secondsUntil(error.leaseUntil, now));
   }
+  // The rest of an oversized body is not read: the connection cannot carry another request.
+  if (error instanceof BodyTooLargeError) headers['Connection'] = 'close';
   const detail = status === 500 ? 'The server failed to handle the request.' : error.message;
   return { problem: problemOf(status, error.code, detail), headers };
 }
