@@ -268,4 +268,30 @@ describe('createServer', () => {
       ]),
     );
   });
+
+  it('asks mayAnswer with the principal as approver; a refusal is 403 and leaves the reply parked', async () => {
+    const runs = new Map<string, number>();
+    const server = testServer(runs, { mayAnswer: ({ approver }) => approver === 'alice' });
+    const id = await created(server);
+    await call(server, 'POST', `/v1/sessions/${id}/replies`, {
+      token: 'alice',
+      body: { input: 'go' },
+    });
+    const waiting = await waitingOf(server, id);
+    const refused = await call(server, 'POST', `/v1/sessions/${id}/replies`, {
+      token: 'ann',
+      body: confirmation(waiting),
+    });
+    expect(await problemOf(refused)).toMatchObject({ status: 403, code: 'answer_not_allowed' });
+    const cancelled = await call(server, 'POST', `/v1/sessions/${id}/cancel`, { token: 'ann' });
+    expect(await problemOf(cancelled)).toMatchObject({ status: 403, code: 'forbidden' });
+    expect((await waitingOf(server, id)).replyId).toBe(waiting.replyId);
+    expect(runs.size).toBe(0);
+    const allowed = await call(server, 'POST', `/v1/sessions/${id}/replies`, {
+      token: 'alice',
+      body: confirmation(waiting),
+    });
+    expect(allowed.status).toBe(200);
+    expect([...runs.values()]).toEqual([1]);
+  });
 });
