@@ -104,4 +104,28 @@ describe('EventFeed', () => {
     await following;
     expect(seen).toEqual(Array.from({ length: 109 - 2 }, (_, index) => index + 3));
   });
+
+  it('leaves the running reply alone when a refused call starts recording the same session', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const running = feed.record('s1', live(textReply(100)));
+    const first: StoredEvent[] = [];
+    for (let step = 0; step < 10; step += 1) {
+      const next = await running.next();
+      if (next.done !== true) first.push(next.value);
+    }
+    async function* refused(): AsyncGenerator<AgentEvent> {
+      yield* [];
+      throw new Error('refused by the runner');
+    }
+    // The refused call fails while the running reply goes on storing events.
+    const [refusal, rest] = await Promise.all([
+      drain(feed.record('s1', refused())).catch((error: unknown) => error),
+      drain(running),
+    ]);
+    expect(refusal).toEqual(new Error('refused by the runner'));
+    const all = [...first, ...rest];
+    expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index + 1));
+    expect(await log.events('s1', 0, 1000)).toEqual(all);
+  });
 });

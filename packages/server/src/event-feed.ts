@@ -1,3 +1,4 @@
+import { SessionBusyError } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
 import type { SessionLog, StoredEvent } from './server-log.js';
 
@@ -17,7 +18,7 @@ const RESERVATION = 64;
 type Listener = (event: StoredEvent) => void;
 
 /** A session's live side: events handed out but not yet stored, and who follows them. */
-type Channel = { pending: StoredEvent[]; listeners: Set<Listener> };
+type Channel = { pending: StoredEvent[]; listeners: Set<Listener>; recording: boolean };
 
 /** What a subscriber gets at once: the events handed out but not yet stored, and how to leave. */
 export type Subscription = { pending: StoredEvent[]; unsubscribe: () => void };
@@ -39,14 +40,14 @@ export class EventFeed {
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (channel === undefined) {
-      channel = { pending: [], listeners: new Set() };
+      channel = { pending: [], listeners: new Set(), recording: false };
       this.channels.set(sessionId, channel);
     }
     return channel;
   }
 
   private release(sessionId: string, channel: Channel): void {
-    if (channel.pending.length === 0 && channel.listeners.size === 0) {
+    if (!channel.recording && channel.pending.length === 0 && channel.listeners.size === 0) {
       this.channels.delete(sessionId);
     }
   }
@@ -71,17 +72,30 @@ export class EventFeed {
   /**
    * Numbers and stores `events` of one reply of `sessionId`, yielding each
    * once it may be shown. Only one reply of a session runs at a time (the
-   * session runner refuses a second), so the numbers follow on.
+   * session runner refuses a second, and so does this, with
+   * `SessionBusyError`), so the numbers follow on.
    */
   async *record(
     sessionId: string,
     events: AsyncIterable<AgentEvent>,
   ): AsyncGenerator<StoredEvent, void, undefined> {
+    const iterator = events[Symbol.asyncIterator]();
+    // Nothing is touched until the runner gives the first event: a call it
+    // refuses (a second answer, a busy session) never reaches the channel
+    // of the reply that is running.
+    let step = await iterator.next();
+    if (step.done === true) return;
     const channel = this.channel(sessionId);
+    if (channel.recording) {
+      await iterator.return?.();
+      throw new SessionBusyError(sessionId);
+    }
+    channel.recording = true;
     let last = await this.log.lastSeq(sessionId);
     let reserved = last;
     try {
-      for await (const event of events) {
+      for (; step.done !== true; step = await iterator.next()) {
+        const event = step.value;
         last += 1;
         const stored: StoredEvent = { seq: last, type: event.type, data: JSON.stringify(event) };
         channel.pending.push(stored);
@@ -96,8 +110,10 @@ export class EventFeed {
         yield stored;
       }
     } finally {
+      await iterator.return?.();
       // A clean end gives back the numbers reserved and not used.
       await this.flush(sessionId, channel, last);
+      channel.recording = false;
       this.release(sessionId, channel);
     }
   }
