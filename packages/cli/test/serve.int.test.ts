@@ -2,9 +2,10 @@
 // well-kept SSE parser (eventsource-parser), the scripted demo as the model.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parleyCommand } from './tmux.js';
@@ -278,6 +279,27 @@ describe('parley serve', () => {
     expect(confirmed).toHaveLength(1);
     expect(confirmed[0]?.approver).toBe(loginName);
   }, 60_000);
+
+  it('runs the curl examples of docs/guides/serving.md as written', () => {
+    const guide = readFileSync(
+      fileURLToPath(new URL('../../../docs/guides/serving.md', import.meta.url)),
+      'utf8',
+    );
+    const fromCurl = guide.slice(guide.indexOf('## Answer from curl'));
+    const examples = [...fromCurl.matchAll(/```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```/g)].map(
+      ([, script = '', output = '']) => ({ script, output }),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    const marker = '@@example-done@@';
+    const script = examples.map(({ script }) => `${script}echo ${marker}\n`).join('');
+    const run = spawnSync('bash', ['-u', '-c', script], {
+      encoding: 'utf8',
+      env: { ...environment, URL: url, TOKEN: login },
+    });
+    expect(run.stderr).toBe('');
+    const outputs = run.stdout.split(`${marker}\n`).slice(0, examples.length);
+    expect(outputs).toEqual(examples.map(({ output }) => output));
+  }, 30_000);
 
   it('stops on SIGTERM', async () => {
     const running = child;
