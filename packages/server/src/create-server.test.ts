@@ -81,6 +81,16 @@ describe('createServer', () => {
     expect(waiting.toolCalls.map((toolCall) => [toolCall.name, toolCall.awaiting])).toEqual([
       ['write_note', 'confirm'],
     ]);
+    const inbox = async (token: string): Promise<string[]> => {
+      const response = await call(server, 'GET', '/v1/approvals', { token });
+      const body = (await response.json()) as {
+        approvals: { sessionId: string; toolCall: { name: string } }[];
+      };
+      return body.approvals.map((approval) => `${approval.sessionId}:${approval.toolCall.name}`);
+    };
+    expect(await inbox('ann')).toEqual([`${id}:write_note`]);
+    expect(await inbox('alice')).toEqual([`${id}:write_note`]);
+    expect(await inbox('bob')).toEqual([]);
     const done = await call(server, 'POST', `/v1/sessions/${id}/replies`, {
       token: 'ann',
       body: confirmation(waiting),
@@ -89,6 +99,7 @@ describe('createServer', () => {
     const final = (await done.json()) as { message: { finishedReason: string } };
     expect(final.message.finishedReason).toBe('completed');
     expect([...runs.values()]).toEqual([1]);
+    expect(await inbox('ann')).toEqual([]);
     const audit = await call(server, 'GET', `/v1/sessions/${id}/audit`, { token: 'alice' });
     const records = (
       (await audit.json()) as { records: { decision: string; approver: string | null }[] }

@@ -37,6 +37,8 @@ function countingLog(log: SessionLog): { log: SessionLog; appends: () => number 
       listSessions: (owner, options) => log.listSessions(owner, options),
       events: (id, after, limit) => log.events(id, after, limit),
       lastSeq: (id) => log.lastSeq(id),
+      setWaiting: (id, approvals) => log.setWaiting(id, approvals),
+      listWaiting: (owner) => log.listWaiting(owner),
       append: (id, events, reserved) => {
         appends += 1;
         return log.append(id, events, reserved);

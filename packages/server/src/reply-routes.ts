@@ -3,12 +3,14 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ForbiddenError, InvalidRequestError } from './errors.js';
 import { followEvents } from './follow.js';
+import { isApprover } from './principal.js';
 import { parseReplyInput } from './reply-input.js';
 import { startReply } from './reply-task.js';
 import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
-import { visibleSession } from './server-context.js';
+import { indexWaiting, visibleSession } from './server-context.js';
 import type { StoredEvent } from './server-log.js';
 import {
+  approvalsSchema,
   eventsQuerySchema,
   messageResultSchema,
   problemResponses,
@@ -71,6 +73,19 @@ const getEvents = createRoute({
   summary: 'Every stored event after Last-Event-ID (or ?after=), then live ones',
   request: { params: sessionParamsSchema, query: eventsQuerySchema },
   responses: { 200: eventStream, ...problemResponses },
+});
+
+const listApprovals = createRoute({
+  method: 'get',
+  path: '/v1/approvals',
+  summary: 'Every waiting call, across sessions, that the caller may answer',
+  responses: {
+    200: {
+      description: 'The waiting calls',
+      content: { 'application/json': { schema: approvalsSchema } },
+    },
+    401: problemResponses[401],
+  },
 });
 
 /** The number in `Last-Event-ID` or `?after=` (0 without either); anything but digits is refused. */
@@ -147,15 +162,21 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       parsed.input,
       principal.id,
     );
+    // Whatever happens to the reply, the approvals index follows its state
+    // before anyone is told the reply is over.
+    const settled = running.done.then(async (outcome) => {
+      await indexWaiting(context, id).catch(() => undefined);
+      return outcome;
+    });
     context.running.add(running);
-    void running.done.then(() => context.running.delete(running));
+    void settled.finally(() => context.running.delete(running));
     if (wantsEvents(c)) {
-      const end = running.done.then(({ lastSeq }) => lastSeq);
+      const end = settled.then(({ lastSeq }) => lastSeq);
       return sseResponse(c, context, (signal) =>
         followEvents(context.log, context.feed, id, running.after, signal, end),
       );
     }
-    const outcome = await running.done;
+    const outcome = await settled;
     if (outcome.error !== undefined) {
       throw outcome.error instanceof Error
         ? outcome.error
@@ -176,7 +197,15 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     if (record.owner !== principal.id) {
       throw new ForbiddenError('Only the owner of a session may cancel its reply.');
     }
-    return c.json({ cancelled: await context.sessions.cancel(id) }, 200);
+    const cancelled = await context.sessions.cancel(id);
+    await indexWaiting(context, id);
+    return c.json({ cancelled }, 200);
+  });
+
+  app.openapi(listApprovals, async (c) => {
+    const principal = c.get('principal');
+    const approvals = await context.log.listWaiting(isApprover(principal) ? null : principal.id);
+    return c.json({ approvals }, 200);
   });
 
   app.openapi(getEvents, async (c) => {

@@ -4,6 +4,7 @@ import { SessionNotFoundError } from './errors.js';
 import type { EventFeed } from './event-feed.js';
 import type { RunningReply } from './reply-task.js';
 import { isApprover } from './principal.js';
+import { waitingCallsOf } from './session-summary.js';
 import type { Principal } from './principal.js';
 import type { SessionLog, SessionRecord } from './server-log.js';
 
@@ -43,4 +44,23 @@ export async function visibleSession(
     throw new SessionNotFoundError(sessionId);
   }
   return record;
+}
+
+/**
+ * Refreshes the approvals index of a session from its stored state, after
+ * a reply of it parked, ended or was cancelled.
+ */
+export async function indexWaiting(context: ServerContext, sessionId: string): Promise<void> {
+  const state = (await context.store.load(sessionId))?.state;
+  const reply = state?.reply;
+  const approvals =
+    state === undefined || reply?.status !== 'parked'
+      ? []
+      : waitingCallsOf(state).map((toolCall) => ({
+          sessionId,
+          replyId: reply.replyId,
+          deadline: reply.deadline ?? null,
+          toolCall,
+        }));
+  await context.log.setWaiting(sessionId, approvals);
 }

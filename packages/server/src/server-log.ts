@@ -1,3 +1,5 @@
+import type { WaitingCall } from './session-summary.js';
+
 /** Who owns a session the server created, and when it was created (ISO time). */
 export type SessionRecord = { id: string; owner: string; createdAt: string };
 
@@ -37,7 +39,19 @@ export interface SessionLog {
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]>;
   /** The highest number stored or reserved for the session (0 for none). */
   lastSeq(sessionId: string): Promise<number>;
+  /** Replaces what the session waits on in the approvals index (none: `[]`). */
+  setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void>;
+  /** Waiting calls of the sessions of `owner` (of every session when `null`), oldest first. */
+  listWaiting(owner: string | null): Promise<Approval[]>;
 }
+
+/** A call a parked reply waits on, as the approvals index keeps it (HTTP.md's `Approval`). */
+export type Approval = {
+  sessionId: string;
+  replyId: string;
+  deadline: string | null;
+  toolCall: WaitingCall;
+};
 
 /** An API key as stored: never the key itself, only the SHA-256 of its secret. */
 export type ApiKeyRecord = {

@@ -15,6 +15,18 @@ export type SessionSummary = {
   waiting: null | { replyId: string; deadline: string | null; toolCalls: WaitingCall[] };
 };
 
+/** Whether a value read back from the approvals index is a waiting call. */
+export function isWaitingCall(value: unknown): value is WaitingCall {
+  if (typeof value !== 'object' || value === null) return false;
+  const call: Record<string, unknown> = { ...value };
+  return (
+    call['type'] === 'tool_call' &&
+    typeof call['id'] === 'string' &&
+    typeof call['name'] === 'string' &&
+    (call['awaiting'] === 'confirm' || call['awaiting'] === 'external')
+  );
+}
+
 /** The calls a parked reply waits on, in the model's order, read from the stored state. */
 export function waitingCallsOf(state: AgentState): WaitingCall[] {
   const reply = state.reply;

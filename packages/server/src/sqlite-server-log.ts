@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
+import { isWaitingCall } from './session-summary.js';
 import type {
+  Approval,
   ApiKeyRecord,
   ApiKeyStore,
   SessionLog,
@@ -29,9 +31,26 @@ const migrations: readonly string[] = [
    CREATE TABLE parley_api_keys (
      id TEXT PRIMARY KEY, principal TEXT NOT NULL, roles TEXT NOT NULL,
      secret_hash TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);`,
+  `CREATE TABLE parley_waiting_calls (
+     session_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, position INTEGER NOT NULL,
+     reply_id TEXT NOT NULL, deadline TEXT, tool_call TEXT NOT NULL,
+     PRIMARY KEY (session_id, tool_call_id)) WITHOUT ROWID;`,
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
+type WaitingRow = {
+  session_id: string;
+  reply_id: string;
+  deadline: string | null;
+  tool_call: string;
+};
+
+function approvalOfRow(row: WaitingRow): Approval | undefined {
+  const toolCall: unknown = JSON.parse(row.tool_call);
+  if (!isWaitingCall(toolCall)) return undefined;
+  return { sessionId: row.session_id, replyId: row.reply_id, deadline: row.deadline, toolCall };
+}
+
 type KeyRow = {
   id: string;
   principal: string;
@@ -174,6 +193,39 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       )
       .get(sessionId, sessionId);
     return Promise.resolve(row?.last ?? 0);
+  }
+
+  setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
+    const clear = this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?');
+    const insert = this.database.prepare(
+      `INSERT INTO parley_waiting_calls
+       (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.database.transaction(() => {
+      clear.run(sessionId);
+      approvals.forEach((approval, position) =>
+        insert.run(
+          sessionId,
+          approval.toolCall.id,
+          position,
+          approval.replyId,
+          approval.deadline,
+          JSON.stringify(approval.toolCall),
+        ),
+      );
+    })();
+    return Promise.resolve();
+  }
+
+  listWaiting(owner: string | null): Promise<Approval[]> {
+    const rows = this.database
+      .prepare<[string | null, string | null], WaitingRow>(
+        `SELECT w.session_id, w.reply_id, w.deadline, w.tool_call
+         FROM parley_waiting_calls w JOIN parley_server_sessions s ON s.id = w.session_id
+         WHERE (? IS NULL OR s.owner = ?) ORDER BY s.rowid, w.position`,
+      )
+      .all(owner, owner);
+    return Promise.resolve(rows.flatMap((row) => approvalOfRow(row) ?? []));
   }
 
   addKey(record: ApiKeyRecord): Promise<void> {
