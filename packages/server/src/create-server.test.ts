@@ -305,4 +305,37 @@ describe('createServer', () => {
     expect(allowed.status).toBe(200);
     expect([...runs.values()]).toEqual([1]);
   });
+
+  it('gives the first outcome again for a repeated Idempotency-Key, and 422 for another body under it', async () => {
+    const runs = new Map<string, number>();
+    const server = testServer(runs);
+    const id = await created(server);
+    const keyed = (key: string, body: unknown, accept?: string) =>
+      call(server, 'POST', `/v1/sessions/${id}/replies`, {
+        token: 'alice',
+        body,
+        headers: { 'idempotency-key': key, ...(accept === undefined ? {} : { accept }) },
+      });
+    const first = await keyed('k1', { input: 'go' });
+    const again = await keyed('k1', { input: 'go' });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(await first.text());
+    const replayed = await readFrames(await keyed('k1', { input: 'go' }, 'text/event-stream'));
+    expect(replayed.at(-1)?.event).toBe('REQUIRE_USER_CONFIRM');
+    expect(replayed[0]?.id).toBe('1');
+    expect(await problemOf(await keyed('k1', { input: 'something else' }))).toMatchObject({
+      status: 422,
+      code: 'idempotency_key_reused',
+    });
+    const waiting = await waitingOf(server, id);
+    const confirmed = await keyed('k2', confirmation(waiting));
+    const retried = await keyed('k2', confirmation(waiting));
+    expect(retried.status).toBe(200);
+    expect(await retried.text()).toBe(await confirmed.text());
+    expect([...runs.values()]).toEqual([1]);
+    // A refused request leaves its key unused.
+    const stale = confirmation({ ...waiting, replyId: 'old' });
+    expect((await keyed('k3', stale)).status).toBe(409);
+    expect((await keyed('k3', { input: 'a new message' })).status).toBe(200);
+  });
 });

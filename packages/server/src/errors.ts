@@ -43,3 +43,22 @@ export class BodyTooLargeError extends ParleyError {
     this.limit = limit;
   }
 }
+
+/**
+ * An `Idempotency-Key` was used again with a different request (422), or
+ * while the first request with it is still running (409, `inProgress`).
+ */
+export class IdempotencyKeyError extends ParleyError {
+  readonly key: string;
+  readonly inProgress: boolean;
+  constructor(key: string, inProgress: boolean) {
+    super(
+      inProgress ? 'idempotent_request_running' : 'idempotency_key_reused',
+      inProgress
+        ? `The request with Idempotency-Key '${key}' is still running; retry when it is over.`
+        : `Idempotency-Key '${key}' was used for a different request.`,
+    );
+    this.key = key;
+    this.inProgress = inProgress;
+  }
+}

@@ -8,7 +8,7 @@ import type { AgentEvent } from '@parley/core';
 import { describe, expect, it } from 'vitest';
 import { EventFeed } from './event-feed.js';
 import { followEvents } from './follow.js';
-import type { SessionLog, StoredEvent } from './server-log.js';
+import type { StoredEvent } from './server-log.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 const replyId = 'r1';
@@ -27,25 +27,18 @@ async function* live(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
   for (const event of events) yield await Promise.resolve(event);
 }
 
-/** A log that counts its appends (its commits). */
-function countingLog(log: SessionLog): { log: SessionLog; appends: () => number } {
-  let appends = 0;
-  return {
-    log: {
-      createSession: (record) => log.createSession(record),
-      session: (id) => log.session(id),
-      listSessions: (owner, options) => log.listSessions(owner, options),
-      events: (id, after, limit) => log.events(id, after, limit),
-      lastSeq: (id) => log.lastSeq(id),
-      setWaiting: (id, approvals) => log.setWaiting(id, approvals),
-      listWaiting: (owner) => log.listWaiting(owner),
-      append: (id, events, reserved) => {
-        appends += 1;
-        return log.append(id, events, reserved);
-      },
-    },
-    appends: () => appends,
-  };
+/** A SQLite log that counts its appends (its commits). */
+class CountingLog extends SqliteServerLog {
+  appends = 0;
+
+  override append(
+    sessionId: string,
+    events: readonly StoredEvent[],
+    reserved: number,
+  ): Promise<void> {
+    this.appends += 1;
+    return super.append(sessionId, events, reserved);
+  }
 }
 
 async function drain(events: AsyncIterable<StoredEvent>): Promise<StoredEvent[]> {
@@ -56,14 +49,14 @@ async function drain(events: AsyncIterable<StoredEvent>): Promise<StoredEvent[]>
 
 describe('EventFeed', () => {
   it('numbers events from 1, stores them all, and commits per step, not per token', async () => {
-    const { log, appends } = countingLog(new SqliteServerLog({ path: ':memory:' }));
+    const log = new CountingLog({ path: ':memory:' });
     const feed = new EventFeed(log);
     const recorded = await drain(feed.record('s1', live(textReply(200))));
     expect(recorded.map((event) => event.seq)).toEqual(recorded.map((_, index) => index + 1));
     expect(await log.events('s1', 0, 1000)).toEqual(recorded);
     expect(await log.lastSeq('s1')).toBe(203);
     // REPLY_START, TEXT_BLOCK_START, ceil(200 / 64) reservations, TEXT_BLOCK_END, the end.
-    expect(appends()).toBe(2 + 4 + 1 + 1);
+    expect(log.appends).toBe(2 + 4 + 1 + 1);
     const next = await drain(feed.record('s1', live(textReply(1))));
     expect(next[0]?.seq).toBe(204);
   });

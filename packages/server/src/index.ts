@@ -10,6 +10,8 @@ export { isApprover } from './principal.js';
 export type { CreatedApiKey } from './api-key-auth.js';
 export { apiKeyAuth, bearerToken, createApiKey } from './api-key-auth.js';
 export type {
+  Approval,
+  IdempotentRequest,
   ApiKeyRecord,
   ApiKeyStore,
   SessionLog,
@@ -24,6 +26,7 @@ export type { Problem } from './problem.js';
 export {
   BodyTooLargeError,
   ForbiddenError,
+  IdempotencyKeyError,
   InvalidRequestError,
   SessionNotFoundError,
   UnauthenticatedError,

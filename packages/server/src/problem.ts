@@ -34,8 +34,10 @@ const statusOfCode: Record<string, number> = {
   session_busy: 409,
   agent_busy: 409,
   agent_parked: 409,
+  idempotent_request_running: 409,
   reply_expired: 410,
   body_too_large: 413,
+  idempotency_key_reused: 422,
 };
 
 const titleOfStatus: Record<number, string> = {
@@ -46,6 +48,7 @@ const titleOfStatus: Record<number, string> = {
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
+  422: 'Unprocessable Content',
   500: 'Internal Server Error',
 };
 

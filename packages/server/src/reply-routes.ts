@@ -1,14 +1,17 @@
+import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Msg } from '@parley/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { ForbiddenError, InvalidRequestError } from './errors.js';
+import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
 import { followEvents } from './follow.js';
 import { isApprover } from './principal.js';
 import { parseReplyInput } from './reply-input.js';
 import { startReply } from './reply-task.js';
+import type { RunningReply } from './reply-task.js';
 import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
 import { indexWaiting, visibleSession } from './server-context.js';
-import type { StoredEvent } from './server-log.js';
+import type { IdempotentRequest, StoredEvent } from './server-log.js';
 import {
   approvalsSchema,
   eventsQuerySchema,
@@ -139,6 +142,38 @@ function sseResponse(
   });
 }
 
+/** The reply's final message; a parked reply's message so far, marked as waiting. */
+async function finalMessage(context: ServerContext, sessionId: string): Promise<Msg | undefined> {
+  const state = (await context.store.load(sessionId))?.state;
+  const last = state?.context.at(-1);
+  if (last === undefined) return undefined;
+  return state?.reply?.status === 'parked' ? { ...last, finishedReason: null } : last;
+}
+
+/**
+ * The first outcome of a request sent again with its `Idempotency-Key`: the
+ * same events, or the same JSON. Another request under the key is 422; a
+ * first request still running is 409.
+ */
+function replayed(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  sessionId: string,
+  requestHash: string,
+  earlier: IdempotentRequest,
+): Response {
+  if (earlier.requestHash !== requestHash) throw new IdempotencyKeyError(earlier.key, false);
+  const { after, lastSeq, response } = earlier;
+  if (after === null || lastSeq === null) throw new IdempotencyKeyError(earlier.key, true);
+  if (wantsEvents(c)) {
+    return sseResponse(c, context, (signal) =>
+      followEvents(context.log, context.feed, sessionId, after, signal, Promise.resolve(lastSeq)),
+    );
+  }
+  if (response === null) throw new IdempotencyKeyError(earlier.key, true);
+  return new Response(response, { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
+
 function wantsEvents(c: Context<ServerEnv>): boolean {
   return c.req.header('accept')?.includes('text/event-stream') ?? false;
 }
@@ -149,24 +184,51 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const { id } = c.req.valid('param');
     const principal = c.get('principal');
     const record = await visibleSession(context, principal, id);
-    const parsed = parseReplyInput(c.req.valid('json').input);
+    const body = c.req.valid('json');
+    const parsed = parseReplyInput(body.input);
     if (parsed.kind === 'message' && record.owner !== principal.id) {
       throw new ForbiddenError(
         'Only the owner of a session may send it messages; approvers answer.',
       );
     }
-    const running = await startReply(
-      context.sessions,
-      context.feed,
-      id,
-      parsed.input,
-      principal.id,
-    );
-    // Whatever happens to the reply, the approvals index follows its state
-    // before anyone is told the reply is over.
+    const key = c.req.header('idempotency-key');
+    const claim =
+      key === undefined
+        ? undefined
+        : {
+            principal: principal.id,
+            key,
+            requestHash: createHash('sha256')
+              .update(`${id}\n${JSON.stringify(body)}`)
+              .digest('hex'),
+            after: null,
+            lastSeq: null,
+            response: null,
+          };
+    if (claim !== undefined) {
+      const earlier = await context.log.claimIdempotency(claim);
+      if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
+    }
+    let running: RunningReply;
+    try {
+      running = await startReply(context.sessions, context.feed, id, parsed.input, principal.id);
+    } catch (error) {
+      // A refused request leaves nothing stored, its key included.
+      if (claim !== undefined) await context.log.releaseIdempotency(claim.principal, claim.key);
+      throw error;
+    }
+    // Before anyone is told the reply is over, the approvals index follows
+    // its state and a keyed request's outcome is stored.
     const settled = running.done.then(async (outcome) => {
       await indexWaiting(context, id).catch(() => undefined);
-      return outcome;
+      const message = outcome.error === undefined ? await finalMessage(context, id) : undefined;
+      if (claim !== undefined) {
+        const response = message === undefined ? null : JSON.stringify({ message });
+        await context.log
+          .settleIdempotency({ ...claim, after: running.after, lastSeq: outcome.lastSeq, response })
+          .catch(() => undefined);
+      }
+      return { ...outcome, message };
     });
     context.running.add(running);
     void settled.finally(() => context.running.delete(running));
@@ -182,12 +244,10 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
         ? outcome.error
         : new Error('The reply failed.', { cause: outcome.error });
     }
-    const state = (await context.store.load(id))?.state;
-    const last = state?.context.at(-1);
-    if (last === undefined) throw new InvalidRequestError('input', 'The reply left no message.');
-    // A parked reply answers with its message so far, marked as waiting.
-    const message = state?.reply?.status === 'parked' ? { ...last, finishedReason: null } : last;
-    return c.json({ message }, 200);
+    if (outcome.message === undefined) {
+      throw new InvalidRequestError('input', 'The reply left no message.');
+    }
+    return c.json({ message: outcome.message }, 200);
   });
 
   app.openapi(cancelReply, async (c) => {

@@ -41,6 +41,15 @@ export interface SessionLog {
   lastSeq(sessionId: string): Promise<number>;
   /** Replaces what the session waits on in the approvals index (none: `[]`). */
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void>;
+  /**
+   * Records the first request with this principal and key, or gives the
+   * one recorded before (then nothing is written).
+   */
+  claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined>;
+  /** Stores the outcome of a claimed request. */
+  settleIdempotency(request: IdempotentRequest): Promise<void>;
+  /** Forgets a claim whose request was refused, so that a refusal leaves nothing stored. */
+  releaseIdempotency(principal: string, key: string): Promise<void>;
   /** Waiting calls of the sessions of `owner` (of every session when `null`), oldest first. */
   listWaiting(owner: string | null): Promise<Approval[]>;
 }
@@ -51,6 +60,21 @@ export type Approval = {
   replyId: string;
   deadline: string | null;
   toolCall: WaitingCall;
+};
+
+/**
+ * A POST made with an `Idempotency-Key`: who sent it, a digest of what it
+ * asked, and once its reply is over, the outcome to give again: the
+ * numbers of its events (`after` exclusive to `lastSeq` inclusive) and its
+ * JSON response.
+ */
+export type IdempotentRequest = {
+  principal: string;
+  key: string;
+  requestHash: string;
+  after: number | null;
+  lastSeq: number | null;
+  response: string | null;
 };
 
 /** An API key as stored: never the key itself, only the SHA-256 of its secret. */

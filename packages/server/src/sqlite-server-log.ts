@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
 import { isWaitingCall } from './session-summary.js';
 import type {
+  IdempotentRequest,
   Approval,
   ApiKeyRecord,
   ApiKeyStore,
@@ -35,6 +36,10 @@ const migrations: readonly string[] = [
      session_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, position INTEGER NOT NULL,
      reply_id TEXT NOT NULL, deadline TEXT, tool_call TEXT NOT NULL,
      PRIMARY KEY (session_id, tool_call_id)) WITHOUT ROWID;`,
+  `CREATE TABLE parley_idempotency (
+     principal TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+     after INTEGER, last_seq INTEGER, response TEXT,
+     PRIMARY KEY (principal, key)) WITHOUT ROWID;`,
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -50,6 +55,15 @@ function approvalOfRow(row: WaitingRow): Approval | undefined {
   if (!isWaitingCall(toolCall)) return undefined;
   return { sessionId: row.session_id, replyId: row.reply_id, deadline: row.deadline, toolCall };
 }
+
+type IdempotencyRow = {
+  principal: string;
+  key: string;
+  request_hash: string;
+  after: number | null;
+  last_seq: number | null;
+  response: string | null;
+};
 
 type KeyRow = {
   id: string;
@@ -226,6 +240,49 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       )
       .all(owner, owner);
     return Promise.resolve(rows.flatMap((row) => approvalOfRow(row) ?? []));
+  }
+
+  claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined> {
+    const claim = this.database.transaction((): IdempotentRequest | undefined => {
+      const earlier = this.database
+        .prepare<[string, string], IdempotencyRow>(
+          `SELECT principal, key, request_hash, after, last_seq, response
+           FROM parley_idempotency WHERE principal = ? AND key = ?`,
+        )
+        .get(request.principal, request.key);
+      if (earlier !== undefined) {
+        return {
+          principal: earlier.principal,
+          key: earlier.key,
+          requestHash: earlier.request_hash,
+          after: earlier.after,
+          lastSeq: earlier.last_seq,
+          response: earlier.response,
+        };
+      }
+      this.database
+        .prepare('INSERT INTO parley_idempotency (principal, key, request_hash) VALUES (?, ?, ?)')
+        .run(request.principal, request.key, request.requestHash);
+      return undefined;
+    });
+    return Promise.resolve(claim.immediate());
+  }
+
+  settleIdempotency(request: IdempotentRequest): Promise<void> {
+    this.database
+      .prepare(
+        `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?
+         WHERE principal = ? AND key = ?`,
+      )
+      .run(request.after, request.lastSeq, request.response, request.principal, request.key);
+    return Promise.resolve();
+  }
+
+  releaseIdempotency(principal: string, key: string): Promise<void> {
+    this.database
+      .prepare('DELETE FROM parley_idempotency WHERE principal = ? AND key = ?')
+      .run(principal, key);
+    return Promise.resolve();
   }
 
   addKey(record: ApiKeyRecord): Promise<void> {
