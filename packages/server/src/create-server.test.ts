@@ -268,8 +268,12 @@ describe('createServer', () => {
     expect(body).toMatchObject({ sessions: [{ id: mine }], next: null });
     const document = (await (await call(server, 'GET', '/v1/openapi.json')).json()) as {
       openapi: string;
-      paths: Record<string, unknown>;
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
     };
+    const replyParameters = document.paths['/v1/sessions/{id}/replies']?.['post']?.parameters ?? [];
+    expect(replyParameters.map((parameter) => `${parameter.in}:${parameter.name}`)).toEqual(
+      expect.arrayContaining(['path:id', 'header:idempotency-key']),
+    );
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

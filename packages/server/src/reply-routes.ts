@@ -14,11 +14,13 @@ import { indexWaiting, visibleSession } from './server-context.js';
 import type { IdempotentRequest, StoredEvent } from './server-log.js';
 import {
   approvalsSchema,
+  eventsHeadersSchema,
   eventsQuerySchema,
   messageResultSchema,
   problemResponses,
   problemSchema,
   replyBodySchema,
+  replyHeadersSchema,
   sessionParamsSchema,
 } from './schemas.js';
 
@@ -36,6 +38,7 @@ const postReply = createRoute({
   summary: 'Send a message, or answer the parked reply',
   request: {
     params: sessionParamsSchema,
+    headers: replyHeadersSchema,
     body: { required: true, content: { 'application/json': { schema: replyBodySchema } } },
   },
   responses: {
@@ -74,7 +77,7 @@ const getEvents = createRoute({
   method: 'get',
   path: '/v1/sessions/{id}/events',
   summary: 'Every stored event after Last-Event-ID (or ?after=), then live ones',
-  request: { params: sessionParamsSchema, query: eventsQuerySchema },
+  request: { params: sessionParamsSchema, query: eventsQuerySchema, headers: eventsHeadersSchema },
   responses: { 200: eventStream, ...problemResponses },
 });
 
@@ -191,7 +194,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
         'Only the owner of a session may send it messages; approvers answer.',
       );
     }
-    const key = c.req.header('idempotency-key');
+    const key = c.req.valid('header')['idempotency-key'];
     const claim =
       key === undefined
         ? undefined

@@ -19,6 +19,20 @@ export const replyBodySchema = z
   })
   .openapi('ReplyBody');
 
+const idempotencyKey = 'The same key and body give the first outcome again; another body, 422.';
+
+/** The headers a reply's POST may carry: `Idempotency-Key` makes a retry safe. */
+export const replyHeadersSchema = z.object({
+  'idempotency-key': z.string().min(1).max(200).optional().openapi({ description: idempotencyKey }),
+});
+
+const lastEventId = 'Replay events numbered above this (digits only).';
+
+/** The headers of the event stream: `Last-Event-ID`, the number of the last event seen. */
+export const eventsHeadersSchema = z.object({
+  'last-event-id': z.string().optional().openapi({ description: lastEventId }),
+});
+
 /** `?after=` of the event stream, the same as `Last-Event-ID`. */
 export const eventsQuerySchema = z.object({
   after: z.string().optional().openapi({ description: 'Replay events numbered above this.' }),
