@@ -337,6 +337,10 @@ describe('createServer', () => {
     expect(retried.status).toBe(200);
     expect(await retried.text()).toBe(await confirmed.text());
     expect([...runs.values()]).toEqual([1]);
+    expect(await problemOf(await keyed('k'.repeat(201), { input: 'go' }))).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+    });
     // A refused request leaves its key unused.
     const stale = confirmation({ ...waiting, replyId: 'old' });
     expect((await keyed('k3', stale)).status).toBe(409);
