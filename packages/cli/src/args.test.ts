@@ -41,9 +41,28 @@ describe('command line', () => {
     expect(parseCommandLine(['chat', '-h'])).toEqual({ kind: 'help' });
   });
 
+  it('reads serve and keys', () => {
+    expect(
+      parseCommandLine(['serve', '--model', 'scripted:demo', '--mode', 'explore', '--port', '0']),
+    ).toEqual({ kind: 'serve', args: { model: 'scripted:demo', mode: 'explore', port: 0 } });
+    expect(parseCommandLine(['keys', 'create', 'ada', '--role', 'approver'])).toEqual({
+      kind: 'keys',
+      args: { action: 'create', principal: 'ada', roles: ['approver'] },
+    });
+    expect(parseCommandLine(['keys', 'revoke', 'k1', '--data', 'd'])).toEqual({
+      kind: 'keys',
+      args: { action: 'revoke', id: 'k1', data: 'd' },
+    });
+  });
+
   it('refuses what it cannot run, saying why', () => {
     expect(() => parseCommandLine(['chat', '--mode', 'yolo'])).toThrow(/choose one of default/);
-    expect(() => parseCommandLine(['serve'])).toThrow(UsageError);
+    expect(() => parseCommandLine(['server'])).toThrow(UsageError);
+    expect(() => parseCommandLine(['chat', '--port', '80'])).toThrow(/--port/);
+    expect(() => parseCommandLine(['serve', '--port', 'http'])).toThrow(/--port/);
+    expect(() => parseCommandLine(['serve', '--session', 'x'])).toThrow(/--session/);
+    expect(() => parseCommandLine(['keys', 'create'])).toThrow(UsageError);
+    expect(() => parseCommandLine(['keys', 'drop', 'k1'])).toThrow(UsageError);
     expect(() => parseCommandLine(['chat', '--colour'])).toThrow(UsageError);
     expect(() => parseCommandLine(['chat', 'extra'])).toThrow(/Unexpected argument/);
   });

@@ -22,8 +22,29 @@ export type ChatArgs = {
   mcp?: string;
 };
 
+/** The options of `parley serve`, as given (unset ones are left out). */
+export type ServeArgs = {
+  model?: string;
+  mode?: PermissionMode;
+  tools?: string;
+  cwd?: string;
+  host?: string;
+  port?: number;
+  data?: string;
+};
+
+/** What `parley keys` is asked to do. */
+export type KeysArgs =
+  | { action: 'create'; principal: string; roles: string[]; data?: string }
+  | { action: 'list'; data?: string }
+  | { action: 'revoke'; id: string; data?: string };
+
 /** What the command line asks for. */
-export type Command = { kind: 'chat'; args: ChatArgs } | { kind: 'help' };
+export type Command =
+  | { kind: 'chat'; args: ChatArgs }
+  | { kind: 'serve'; args: ServeArgs }
+  | { kind: 'keys'; args: KeysArgs }
+  | { kind: 'help' };
 
 /** A command line that cannot be run; the message says what to change. */
 export class UsageError extends Error {
@@ -32,6 +53,9 @@ export class UsageError extends Error {
 
 /** The help text. */
 export const usage = `Usage: parley chat [options]
+       parley serve [--model SPEC] [--mode MODE] [--tools LIST] [--cwd DIR]
+                    [--host HOST] [--port PORT] [--data DIR]
+       parley keys create PRINCIPAL [--role approver] | keys list | keys revoke ID
 
 An interactive console for a Parley agent: it streams the model's replies,
 asks you before tools run, and saves the session after every step.
@@ -50,6 +74,13 @@ Options:
   --mcp FILE       MCP servers' tools, from a JSON config in the usual shape
                    ({"mcpServers": {...}}); give it again when resuming
   -h, --help       show this help
+
+parley serve: the agent as an HTTP service (see docs/guides/serving.md),
+its sessions, events and API keys in DIR/parley.sqlite (default .parley),
+on HOST:PORT (default 127.0.0.1:8787). It prints its URL and a login token.
+On any address but a loopback one it starts only once an API key exists.
+parley keys: create (the token is printed once), list, revoke API keys in
+the same --data folder.
 
 Keys: Ctrl-C while the model answers interrupts the reply; Ctrl-C at a
 prompt leaves the reply parked, saves the session and exits.`;
@@ -73,6 +104,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
         cwd: { type: 'string' },
         session: { type: 'string' },
         mcp: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        data: { type: 'string' },
+        role: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -84,22 +119,85 @@ export function parseCommandLine(argv: readonly string[]): Command {
   const [command, ...extra] = positionals;
   if (command === undefined) return { kind: 'help' };
   if (command === 'help') return { kind: 'help' };
+  const foreign = (names: string[]): void => {
+    const given = names.find((name) => name in values);
+    if (given !== undefined) {
+      throw new UsageError(`--${given} is not an option of "parley ${command ?? ''}".`);
+    }
+  };
+  if (command === 'serve') {
+    foreign(['session', 'mcp', 'role']);
+    if (extra.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}.`);
+    return { kind: 'serve', args: serveArgs(values) };
+  }
+  if (command === 'keys')
+    foreign(['model', 'mode', 'tools', 'cwd', 'session', 'mcp', 'host', 'port']);
+  if (command === 'keys') return { kind: 'keys', args: keysArgs(extra, values) };
   if (command !== 'chat')
     throw new UsageError(`Unknown command ${JSON.stringify(command)}; try "parley chat".`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}.`);
+  foreign(['host', 'port', 'data', 'role']);
   const args: ChatArgs = {};
   if (values.model !== undefined) args.model = values.model;
-  if (values.mode !== undefined) {
-    if (!isMode(values.mode)) {
-      throw new UsageError(
-        `--mode ${JSON.stringify(values.mode)}: choose one of ${permissionModes.join(', ')}.`,
-      );
-    }
-    args.mode = values.mode;
-  }
+  if (values.mode !== undefined) args.mode = modeOf(values.mode);
   if (values.tools !== undefined) args.tools = values.tools;
   if (values.cwd !== undefined) args.cwd = values.cwd;
   if (values.session !== undefined) args.session = values.session;
   if (values.mcp !== undefined) args.mcp = values.mcp;
   return { kind: 'chat', args };
+}
+
+/** The parsed option values `parseArgs` gives for the options above. */
+type OptionValues = {
+  model?: string | undefined;
+  mode?: string | undefined;
+  tools?: string | undefined;
+  cwd?: string | undefined;
+  host?: string | undefined;
+  port?: string | undefined;
+  data?: string | undefined;
+  role?: string[] | undefined;
+};
+
+function modeOf(text: string): PermissionMode {
+  if (!isMode(text)) {
+    throw new UsageError(
+      `--mode ${JSON.stringify(text)}: choose one of ${permissionModes.join(', ')}.`,
+    );
+  }
+  return text;
+}
+
+function serveArgs(values: OptionValues): ServeArgs {
+  const args: ServeArgs = {};
+  if (values.model !== undefined) args.model = values.model;
+  if (values.mode !== undefined) args.mode = modeOf(values.mode);
+  if (values.tools !== undefined) args.tools = values.tools;
+  if (values.cwd !== undefined) args.cwd = values.cwd;
+  if (values.host !== undefined) args.host = values.host;
+  if (values.data !== undefined) args.data = values.data;
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65_535) {
+      throw new UsageError(
+        `--port ${JSON.stringify(values.port)}: give a port number (0 for any).`,
+      );
+    }
+    args.port = port;
+  }
+  return args;
+}
+
+function keysArgs(extra: string[], values: OptionValues): KeysArgs {
+  const [action, target, ...rest] = extra;
+  if (rest.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}.`);
+  const data = values.data === undefined ? {} : { data: values.data };
+  if (action === 'list' && target === undefined) return { action, ...data };
+  if (action === 'create' && target !== undefined) {
+    return { action, principal: target, roles: values.role ?? [], ...data };
+  }
+  if (action === 'revoke' && target !== undefined) return { action, id: target, ...data };
+  throw new UsageError(
+    'Use "parley keys create PRINCIPAL", "parley keys list" or "parley keys revoke ID".',
+  );
 }

@@ -1,23 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { confirm } from '@inquirer/prompts';
-import { AskUser, Toolkit } from '@parley/core';
-import type { AnyTool, ChatModel } from '@parley/core';
+import { Toolkit } from '@parley/core';
 import type { ChatArgs } from './args.js';
+import { buildSetup } from './agent-setup.js';
+import { approverName } from './login-name.js';
+import type { Setup } from './agent-setup.js';
 import { runChatLoop } from './chat-loop.js';
 import type { InterruptSource } from './chat-loop.js';
-import { demoLabel, demoModel, demoSystemPrompt } from './demo-script.js';
-import { demoTools } from './demo-tools.js';
-import {
-  createChatModel,
-  defaultModelSpec,
-  demoSpec,
-  keyDefaults,
-  parseModelChoice,
-} from './model-spec.js';
-import type { ModelChoice } from './model-spec.js';
+import { demoLabel } from './demo-script.js';
+import { defaultModelSpec, demoSpec, keyDefaults, parseModelChoice } from './model-spec.js';
 import { EventRenderer } from './renderer.js';
 import type { Screen } from './renderer.js';
 import {
@@ -30,7 +23,7 @@ import {
 import type { ChatSettings } from './chat-session.js';
 import { Spinner } from './spinner.js';
 import type { Colors } from './theme.js';
-import { builtInToolNames, createTools, knownToolNames, parseToolList } from './tool-set.js';
+import { builtInToolNames, knownToolNames, parseToolList } from './tool-set.js';
 import { loadMcpTools } from './mcp-tools.js';
 import type { BuiltInToolName } from './tool-set.js';
 
@@ -48,10 +41,6 @@ export type ChatEnvironment = {
 
 /** How the chat ended, for the exit code and the goodbye line. */
 export type ChatOutcome = { code: number };
-
-const systemPrompt = (cwd: string): string =>
-  `You are a helpful assistant working in ${cwd}. Use the tools when they help; ` +
-  'the user is asked before anything with side effects runs. When a decision is theirs, ask with AskUser.';
 
 /** Resolves the model spec: flag, then the session's, then an API key, then the offered demo. */
 async function chooseModel(
@@ -79,47 +68,6 @@ async function chooseModel(
 async function ensureDirectory(path: string): Promise<void> {
   const info = await stat(path).catch(() => undefined);
   if (info?.isDirectory() !== true) throw new Error(`--cwd ${path} is not a directory.`);
-}
-
-type Setup = { model: ChatModel; tools: AnyTool[]; systemPrompt: string; notes: string[] };
-
-async function buildSetup(
-  choice: ModelChoice,
-  toolNames: BuiltInToolName[],
-  cwd: string,
-  key: string,
-  env: NodeJS.ProcessEnv,
-): Promise<Setup> {
-  if (choice.kind === 'demo') {
-    const directory = join(tmpdir(), 'parley-demo', key);
-    const paceMs = Number(env['PARLEY_DEMO_PACE_MS'] ?? '12');
-    const chunkMs = Number.isFinite(paceMs) && paceMs >= 0 ? paceMs : 12;
-    return {
-      model: demoModel({ chunkMs, firstChunkMs: chunkMs * 30 }),
-      tools: demoTools(directory),
-      systemPrompt: demoSystemPrompt,
-      notes: [`The demo's notes go to ${directory}`],
-    };
-  }
-  const tools = await createTools(toolNames, cwd);
-  const names = [...tools.map((item) => item.name), AskUser.name].join(', ');
-  return {
-    model: await createChatModel(choice.spec),
-    tools: [...tools, AskUser],
-    systemPrompt: systemPrompt(cwd),
-    notes: [`tools ${names} · in ${cwd}`],
-  };
-}
-
-/** Who answers the prompts, for the audit trail: the login name. */
-function approverName(env: NodeJS.ProcessEnv): string {
-  try {
-    const name = userInfo().username;
-    if (name !== '') return name;
-  } catch {
-    // no passwd entry (some containers): fall back to the environment
-  }
-  return env['USER'] ?? env['LOGNAME'] ?? 'console';
 }
 
 /** The session file to open: `--session` (a JSON one migrated first), else a new default one. */

@@ -30,6 +30,14 @@ function processInterrupts(): InterruptSource {
   };
 }
 
+/** Resolves on the first SIGTERM or SIGINT: the service is asked to stop. */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+}
+
 /** Runs the `parley` command line; resolves to the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const colors = colorsFor(process.stdout, process.env);
@@ -41,6 +49,14 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     if (command.kind === 'help') {
       write(`${usage}\n`);
       return 0;
+    }
+    if (command.kind === 'serve') {
+      const { runServe } = await import('./serve.js');
+      return await runServe(command.args, { write, env: process.env, stopRequested: stopSignal() });
+    }
+    if (command.kind === 'keys') {
+      const { runKeys } = await import('./keys.js');
+      return await runKeys(command.args, write);
     }
     // Loaded only now: the chat pulls in the model SDKs, the tools and the
     // store, which `--help` does not need (bench/cli-start.ts).

@@ -1,0 +1,50 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AskUser } from '@parley/core';
+import type { AnyTool, ChatModel } from '@parley/core';
+import { demoModel, demoSystemPrompt } from './demo-script.js';
+import { demoTools } from './demo-tools.js';
+import { createChatModel } from './model-spec.js';
+import type { ModelChoice } from './model-spec.js';
+import { createTools } from './tool-set.js';
+import type { BuiltInToolName } from './tool-set.js';
+
+const systemPrompt = (cwd: string): string =>
+  `You are a helpful assistant working in ${cwd}. Use the tools when they help; ` +
+  'the user is asked before anything with side effects runs. When a decision is theirs, ask with AskUser.';
+
+/** What an agent of the command is made of: its model, tools, system prompt, and lines to show about them. */
+export type Setup = { model: ChatModel; tools: AnyTool[]; systemPrompt: string; notes: string[] };
+
+/**
+ * Builds the model and tools for a model choice: the scripted demo (its own
+ * tools, writing under the system temp folder at `key`) or a real model with
+ * the built-in tools `toolNames` working in `cwd`, and AskUser.
+ */
+export async function buildSetup(
+  choice: ModelChoice,
+  toolNames: BuiltInToolName[],
+  cwd: string,
+  key: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Setup> {
+  if (choice.kind === 'demo') {
+    const directory = join(tmpdir(), 'parley-demo', key);
+    const paceMs = Number(env['PARLEY_DEMO_PACE_MS'] ?? '12');
+    const chunkMs = Number.isFinite(paceMs) && paceMs >= 0 ? paceMs : 12;
+    return {
+      model: demoModel({ chunkMs, firstChunkMs: chunkMs * 30 }),
+      tools: demoTools(directory),
+      systemPrompt: demoSystemPrompt,
+      notes: [`The demo's notes go to ${directory}`],
+    };
+  }
+  const tools = await createTools(toolNames, cwd);
+  const names = [...tools.map((item) => item.name), AskUser.name].join(', ');
+  return {
+    model: await createChatModel(choice.spec),
+    tools: [...tools, AskUser],
+    systemPrompt: systemPrompt(cwd),
+    notes: [`tools ${names} · in ${cwd}`],
+  };
+}

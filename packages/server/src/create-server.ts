@@ -1,0 +1,181 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Sessions } from '@parley/core';
+import type { MayAnswer, SessionStore, SessionsOptions } from '@parley/core';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
+import { EventFeed } from './event-feed.js';
+import type { Authenticate } from './principal.js';
+import { problemFor, problemOf, problemResponse } from './problem.js';
+import { registerReplyRoutes } from './reply-routes.js';
+import type { ServerContext, ServerEnv } from './server-context.js';
+import type { SessionLog } from './server-log.js';
+import { registerSessionRoutes } from './session-routes.js';
+import { SqliteServerLog } from './sqlite-server-log.js';
+
+/**
+ * Options of `createServer`. `store`: where sessions live. `log`: where the
+ * server keeps who owns each session and each session's events (default: an
+ * in-memory SQLite log, gone when the process ends; pass a
+ * `SqliteServerLog` on the store's file to keep them). `agent`: the agent
+ * options, as `Sessions` takes them. `authenticate`: finds the caller's
+ * principal, or `null` (401). `mayAnswer`: as `Sessions` takes it; the
+ * approver is the principal's id. `bodyLimit`: bytes (default 1 MiB).
+ * `lease`: as `Sessions` takes it. `clock`: the time records are stamped
+ * with. `pingMs`: between `: ping` comments on event streams (default
+ * 15 000). `graceMs`: how long `close` lets running replies go on before
+ * cancelling them (default 10 000).
+ */
+export type ServerOptions = {
+  store: SessionStore;
+  log?: SessionLog;
+  agent: SessionsOptions['agent'];
+  authenticate: Authenticate;
+  mayAnswer?: MayAnswer;
+  bodyLimit?: number;
+  lease?: number;
+  clock?: () => Date;
+  pingMs?: number;
+  graceMs?: number;
+};
+
+/** Where `listen` should bind. */
+export type ListenOptions = { port?: number; host?: string };
+
+/**
+ * A Parley HTTP service (see HTTP.md): `fetch` is the Fetch API handler
+ * (usable with any runtime), `listen` serves it on Node, `close` stops
+ * accepting, lets running replies park or end for `graceMs`, cancels the
+ * rest, and ends the event streams. `openapi` is the OpenAPI 3.1 document.
+ */
+export type ParleyServer = {
+  fetch(request: Request): Promise<Response>;
+  listen(options?: ListenOptions): Promise<{ url: string }>;
+  close(): Promise<void>;
+};
+
+const ONE_MIB = 1024 * 1024;
+
+/** The HTTP status and problem for errors hono itself raised (bad JSON, and the like). */
+function httpProblem(error: HTTPException): Response {
+  if (error.status === 400) {
+    return problemResponse({
+      problem: problemOf(400, 'invalid_request', error.message || 'Malformed request.'),
+      headers: {},
+    });
+  }
+  return problemResponse({
+    problem: problemOf(error.status, 'http_error', error.message),
+    headers: {},
+  });
+}
+
+/**
+ * Builds the HTTP service over `Sessions` on `options.store`.
+ *
+ * @example
+ * const log = new SqliteServerLog({ path: 'parley.sqlite' });
+ * const server = createServer({ store, log, agent, authenticate: apiKeyAuth(log) });
+ * const { url } = await server.listen({ port: 8787, host: '127.0.0.1' });
+ */
+export function createServer(options: ServerOptions): ParleyServer {
+  const log = options.log ?? new SqliteServerLog({ path: ':memory:' });
+  const clock = options.clock ?? (() => new Date());
+  const closing = new AbortController();
+  const context: ServerContext = {
+    sessions: new Sessions({
+      store: options.store,
+      agent: options.agent,
+      clock,
+      ...(options.mayAnswer === undefined ? {} : { mayAnswer: options.mayAnswer }),
+      ...(options.lease === undefined ? {} : { lease: options.lease }),
+    }),
+    store: options.store,
+    log,
+    feed: new EventFeed(log),
+    clock,
+    running: new Set(),
+    closing: closing.signal,
+    pingMs: options.pingMs ?? 15_000,
+  };
+  const limit = options.bodyLimit ?? ONE_MIB;
+  const app = new OpenAPIHono<ServerEnv>({
+    defaultHook: (result) => {
+      if (result.success) return undefined;
+      const issue = result.error.issues[0];
+      const path = (issue?.path ?? []).map(String).join('.');
+      throw new InvalidRequestError(
+        path,
+        `${path === '' ? '(body)' : path}: ${issue?.message ?? 'invalid'}`,
+      );
+    },
+  });
+  app.onError((error) => {
+    if (error instanceof HTTPException) return httpProblem(error);
+    return problemResponse(problemFor(error, clock()));
+  });
+  app.notFound(() =>
+    problemResponse({ problem: problemOf(404, 'not_found', 'No such route.'), headers: {} }),
+  );
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Parley', version: '0.1.0', description: 'Parley over HTTP (HTTP.md).' },
+  });
+  app.use('/v1/*', async (c, next) => {
+    if (c.req.path === '/v1/openapi.json') return next();
+    const principal = await options.authenticate(c.req.raw);
+    if (principal === null) throw new UnauthenticatedError();
+    c.set('principal', principal);
+    return next();
+  });
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: limit,
+      onError: () => {
+        throw new BodyTooLargeError(limit);
+      },
+    }),
+  );
+  registerSessionRoutes(app, context);
+  registerReplyRoutes(app, context);
+
+  let node: ServerType | undefined;
+  return {
+    fetch: async (request) => app.fetch(request),
+    listen: ({ port = 8787, host = '127.0.0.1' } = {}) =>
+      new Promise((resolve, reject) => {
+        const server = serve({ fetch: app.fetch, port, hostname: host }, (info: AddressInfo) => {
+          const shown = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+          resolve({ url: `http://${shown}:${info.port}` });
+        });
+        server.once('error', reject);
+        node = server;
+      }),
+    close: async () => {
+      const stopped = new Promise<void>((resolve) => {
+        if (node === undefined) resolve();
+        else node.close(() => resolve());
+      });
+      const grace = options.graceMs ?? 10_000;
+      const replies = [...context.running].map((reply) => reply.done);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), grace);
+      });
+      if ((await Promise.race([Promise.all(replies), late])) === 'late') {
+        const ids = new Set<string>();
+        for (const reply of context.running) ids.add(reply.sessionId);
+        await Promise.all([...ids].map((id) => context.sessions.cancel(id)));
+      }
+      clearTimeout(timer);
+      closing.abort();
+      if (node !== undefined && 'closeAllConnections' in node) node.closeAllConnections();
+      await stopped;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { ParleyError } from '@parley/core';
+
+/** The request carried no credentials, or ones the authenticator did not accept (401). */
+export class UnauthenticatedError extends ParleyError {
+  constructor() {
+    super('unauthenticated', 'Missing or invalid credentials.');
+  }
+}
+
+/**
+ * The session does not exist, or the caller may not see it (404). The two
+ * are told apart nowhere, so a caller cannot probe for other owners' sessions.
+ */
+export class SessionNotFoundError extends ParleyError {
+  readonly sessionId: string;
+  constructor(sessionId: string) {
+    super('session_not_found', `No session '${sessionId}'.`);
+    this.sessionId = sessionId;
+  }
+}
+
+/** The caller may see the session but not do this with it, e.g. an approver sending a message (403). */
+export class ForbiddenError extends ParleyError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+/** The request body is not JSON, or does not fit the route's schema; `path` names the bad field (400). */
+export class InvalidRequestError extends ParleyError {
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super('invalid_request', message);
+    this.path = path;
+  }
+}
+
+/** The request body is longer than the server's limit (413). */
+export class BodyTooLargeError extends ParleyError {
+  readonly limit: number;
+  constructor(limit: number) {
+    super('body_too_large', `The request body is over the limit of ${limit} bytes.`);
+    this.limit = limit;
+  }
+}
+
+/**
+ * An `Idempotency-Key` was used again with a different request (422), or
+ * while the first request with it is still running (409, `inProgress`).
+ */
+export class IdempotencyKeyError extends ParleyError {
+  readonly key: string;
+  readonly inProgress: boolean;
+  constructor(key: string, inProgress: boolean) {
+    super(
+      inProgress ? 'idempotent_request_running' : 'idempotency_key_reused',
+      inProgress
+        ? `The request with Idempotency-Key '${key}' is still running; retry when it is over.`
+        : `Idempotency-Key '${key}' was used for a different request.`,
+    );
+    this.key = key;
+    this.inProgress = inProgress;
+  }
+}

@@ -1,0 +1,126 @@
+import {
+  replyStartEvent,
+  textBlockDeltaEvent,
+  textBlockEndEvent,
+  textBlockStartEvent,
+} from '@parley/core';
+import type { AgentEvent } from '@parley/core';
+import { describe, expect, it } from 'vitest';
+import { EventFeed } from './event-feed.js';
+import { followEvents } from './follow.js';
+import type { StoredEvent } from './server-log.js';
+import { SqliteServerLog } from './sqlite-server-log.js';
+
+const replyId = 'r1';
+
+/** A text reply: REPLY_START, a text block of `deltas` deltas, its end. */
+function* textReply(deltas: number): Generator<AgentEvent> {
+  yield replyStartEvent({ sessionId: 's1', replyId, name: 'assistant', role: 'assistant' });
+  yield textBlockStartEvent({ replyId, blockId: 'b1' });
+  for (let index = 0; index < deltas; index += 1) {
+    yield textBlockDeltaEvent({ replyId, blockId: 'b1', delta: `t${index} ` });
+  }
+  yield textBlockEndEvent({ replyId, blockId: 'b1' });
+}
+
+async function* live(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
+  for (const event of events) yield await Promise.resolve(event);
+}
+
+/** A SQLite log that counts its appends (its commits). */
+class CountingLog extends SqliteServerLog {
+  appends = 0;
+
+  override append(
+    sessionId: string,
+    events: readonly StoredEvent[],
+    reserved: number,
+  ): Promise<void> {
+    this.appends += 1;
+    return super.append(sessionId, events, reserved);
+  }
+}
+
+async function drain(events: AsyncIterable<StoredEvent>): Promise<StoredEvent[]> {
+  const all: StoredEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+describe('EventFeed', () => {
+  it('numbers events from 1, stores them all, and commits per step, not per token', async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const recorded = await drain(feed.record('s1', live(textReply(200))));
+    expect(recorded.map((event) => event.seq)).toEqual(recorded.map((_, index) => index + 1));
+    expect(await log.events('s1', 0, 1000)).toEqual(recorded);
+    expect(await log.lastSeq('s1')).toBe(203);
+    // REPLY_START, TEXT_BLOCK_START, ceil(200 / 64) reservations, TEXT_BLOCK_END, the end.
+    expect(log.appends).toBe(2 + 4 + 1 + 1);
+    const next = await drain(feed.record('s1', live(textReply(1))));
+    expect(next[0]?.seq).toBe(204);
+  });
+
+  it('never hands out a number twice after a crash mid-stream', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const crashed = new EventFeed(log).record('s1', live(textReply(10)));
+    const shown: number[] = [];
+    for (let step = 0; step < 7; step += 1) {
+      const next = await crashed.next();
+      if (next.done === true) throw new Error('ended early');
+      shown.push(next.value.seq);
+    }
+    // The process dies here: the generator is never finished, nothing more is written.
+    const stored = await log.events('s1', 0, 100);
+    expect(stored.map((event) => event.seq)).toEqual([1, 2, 3]);
+    const restarted = await drain(new EventFeed(log).record('s1', live(textReply(0))));
+    expect(Math.min(...restarted.map((event) => event.seq))).toBeGreaterThan(Math.max(...shown));
+  });
+
+  it('gives a follower every event once, in order: stored, then pending, then live', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    await drain(feed.record('s1', live(textReply(3))));
+    const controller = new AbortController();
+    const recording = feed.record('s1', live(textReply(100)));
+    for (let step = 0; step < 10; step += 1) await recording.next();
+    // Some deltas of the running reply are handed out and not yet stored.
+    const follower = followEvents(log, feed, 's1', 2, controller.signal);
+    const seen: number[] = [];
+    const following = (async () => {
+      for await (const event of follower) {
+        seen.push(event.seq);
+        if (event.seq === 6 + 103) controller.abort();
+      }
+    })();
+    for (let step = await recording.next(); step.done !== true; step = await recording.next()) {
+      // run the reply to its end
+    }
+    await following;
+    expect(seen).toEqual(Array.from({ length: 109 - 2 }, (_, index) => index + 3));
+  });
+
+  it('leaves the running reply alone when a refused call starts recording the same session', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const running = feed.record('s1', live(textReply(100)));
+    const first: StoredEvent[] = [];
+    for (let step = 0; step < 10; step += 1) {
+      const next = await running.next();
+      if (next.done !== true) first.push(next.value);
+    }
+    async function* refused(): AsyncGenerator<AgentEvent> {
+      yield* [];
+      throw new Error('refused by the runner');
+    }
+    // The refused call fails while the running reply goes on storing events.
+    const [refusal, rest] = await Promise.all([
+      drain(feed.record('s1', refused())).catch((error: unknown) => error),
+      drain(running),
+    ]);
+    expect(refusal).toEqual(new Error('refused by the runner'));
+    const all = [...first, ...rest];
+    expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index + 1));
+    expect(await log.events('s1', 0, 1000)).toEqual(all);
+  });
+});

@@ -1,0 +1,68 @@
+import type { EventFeed } from './event-feed.js';
+import type { SessionLog, StoredEvent } from './server-log.js';
+
+/** How many stored events are read at a time while catching up. */
+const PAGE = 500;
+
+/**
+ * The events of `sessionId` numbered above `after`, each once and in order:
+ * first the stored ones, then those handed out but not yet stored, then
+ * live ones as they happen. Ends when `signal` aborts, or once the event
+ * numbered by `end` (when given) has been yielded.
+ */
+export async function* followEvents(
+  log: SessionLog,
+  feed: EventFeed,
+  sessionId: string,
+  after: number,
+  signal: AbortSignal,
+  end?: Promise<number>,
+): AsyncGenerator<StoredEvent, void, undefined> {
+  const queue: StoredEvent[] = [];
+  let wake: (() => void) | undefined;
+  let endSeq: number | undefined;
+  const rouse = (): void => {
+    wake?.();
+  };
+  const subscription = feed.subscribe(sessionId, (event) => {
+    queue.push(event);
+    rouse();
+  });
+  void end?.then((seq) => {
+    endSeq = seq;
+    rouse();
+  });
+  signal.addEventListener('abort', rouse);
+  try {
+    let last = after;
+    for (;;) {
+      const page = await log.events(sessionId, last, PAGE);
+      for (const event of page) {
+        if (signal.aborted) return;
+        last = event.seq;
+        yield event;
+      }
+      if (page.length < PAGE) break;
+    }
+    const backlog = [...subscription.pending, ...queue.splice(0)];
+    for (;;) {
+      for (let event = backlog.shift(); event !== undefined; event = backlog.shift()) {
+        if (signal.aborted) return;
+        if (event.seq <= last) continue;
+        last = event.seq;
+        yield event;
+      }
+      if (signal.aborted || (endSeq !== undefined && last >= endSeq)) return;
+      if (queue.length === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+      backlog.push(...queue.splice(0));
+    }
+  } finally {
+    signal.removeEventListener('abort', rouse);
+    subscription.unsubscribe();
+  }
+}

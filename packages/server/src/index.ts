@@ -1,0 +1,33 @@
+/**
+ * @parley/server: Parley over HTTP. Sessions, replies and their answers as
+ * JSON routes, events as server-sent events numbered per session, owners
+ * and approvers (see HTTP.md and docs/guides/serving.md).
+ */
+export type { ListenOptions, ParleyServer, ServerOptions } from './create-server.js';
+export { createServer } from './create-server.js';
+export type { Authenticate, Principal } from './principal.js';
+export { isApprover } from './principal.js';
+export type { CreatedApiKey } from './api-key-auth.js';
+export { apiKeyAuth, bearerToken, createApiKey } from './api-key-auth.js';
+export type {
+  Approval,
+  IdempotentRequest,
+  ApiKeyRecord,
+  ApiKeyStore,
+  SessionLog,
+  SessionPage,
+  SessionRecord,
+  StoredEvent,
+} from './server-log.js';
+export type { SqliteServerLogOptions } from './sqlite-server-log.js';
+export { SqliteServerLog } from './sqlite-server-log.js';
+export type { SessionSummary, WaitingCall } from './session-summary.js';
+export type { Problem } from './problem.js';
+export {
+  BodyTooLargeError,
+  ForbiddenError,
+  IdempotencyKeyError,
+  InvalidRequestError,
+  SessionNotFoundError,
+  UnauthenticatedError,
+} from './errors.js';

@@ -1,0 +1,282 @@
+import { createHash } from 'node:crypto';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Msg } from '@parley/core';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
+import { followEvents } from './follow.js';
+import { isApprover } from './principal.js';
+import { parseReplyInput } from './reply-input.js';
+import { startReply } from './reply-task.js';
+import type { RunningReply } from './reply-task.js';
+import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
+import { indexWaiting, visibleSession } from './server-context.js';
+import type { IdempotentRequest, StoredEvent } from './server-log.js';
+import {
+  approvalsSchema,
+  eventsHeadersSchema,
+  eventsQuerySchema,
+  messageResultSchema,
+  problemResponses,
+  problemSchema,
+  replyBodySchema,
+  replyHeadersSchema,
+  sessionParamsSchema,
+} from './schemas.js';
+
+const problem = (description: string) =>
+  ({ description, content: { 'application/problem+json': { schema: problemSchema } } }) as const;
+
+const eventStream = {
+  description: 'Server-sent events: one AgentEvent per frame, `id` its number in the session',
+  content: { 'text/event-stream': { schema: z.string() } },
+} as const;
+
+const postReply = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{id}/replies',
+  summary: 'Send a message, or answer the parked reply',
+  request: {
+    params: sessionParamsSchema,
+    headers: replyHeadersSchema,
+    body: { required: true, content: { 'application/json': { schema: replyBodySchema } } },
+  },
+  responses: {
+    200: {
+      description:
+        'The final message or the waiting notice; with Accept: text/event-stream, the events',
+      content: {
+        'application/json': { schema: messageResultSchema },
+        'text/event-stream': { schema: z.string() },
+      },
+    },
+    ...problemResponses,
+    403: problem('mayAnswer refused the answer, or an approver sent a message'),
+    409: problem('Busy session, stale or already answered reply, lost race'),
+    410: problem('The parked reply expired'),
+    413: problem('Body over the limit'),
+  },
+});
+
+const cancelReply = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{id}/cancel',
+  summary: 'Stop the running reply',
+  request: { params: sessionParamsSchema },
+  responses: {
+    200: {
+      description: 'Stopped (and saved), or nothing was running here',
+      content: { 'application/json': { schema: z.object({ cancelled: z.boolean() }) } },
+    },
+    ...problemResponses,
+    403: problem('Only the owner may cancel'),
+  },
+});
+
+const getEvents = createRoute({
+  method: 'get',
+  path: '/v1/sessions/{id}/events',
+  summary: 'Every stored event after Last-Event-ID (or ?after=), then live ones',
+  request: { params: sessionParamsSchema, query: eventsQuerySchema, headers: eventsHeadersSchema },
+  responses: { 200: eventStream, ...problemResponses },
+});
+
+const listApprovals = createRoute({
+  method: 'get',
+  path: '/v1/approvals',
+  summary: 'Every waiting call, across sessions, that the caller may answer',
+  responses: {
+    200: {
+      description: 'The waiting calls',
+      content: { 'application/json': { schema: approvalsSchema } },
+    },
+    401: problemResponses[401],
+  },
+});
+
+/** The number in `Last-Event-ID` or `?after=` (0 without either); anything but digits is refused. */
+function afterOf(header: string | undefined, query: string | undefined): number {
+  const given = header ?? query;
+  if (given === undefined) return 0;
+  const name = header === undefined ? 'after' : 'Last-Event-ID';
+  if (!/^\d{1,15}$/.test(given.trim())) {
+    throw new InvalidRequestError(
+      name,
+      `${name} must be an event number, not ${JSON.stringify(given)}.`,
+    );
+  }
+  return Number(given.trim());
+}
+
+/** An abort signal for a stream: the client went away, or the server is closing. */
+function streamSignal(c: Context<ServerEnv>, closing: AbortSignal): AbortController {
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  c.req.raw.signal.addEventListener('abort', stop);
+  closing.addEventListener('abort', stop);
+  if (c.req.raw.signal.aborted || closing.aborted) stop();
+  return controller;
+}
+
+/** Streams `events` as SSE frames, with `: ping` comments in between. */
+function sseResponse(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  events: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
+): Response {
+  return streamSSE(c, async (stream) => {
+    const controller = streamSignal(c, context.closing);
+    stream.onAbort(() => {
+      controller.abort();
+    });
+    const ping = setInterval(() => {
+      void stream.write(': ping\n\n');
+    }, context.pingMs);
+    try {
+      for await (const event of events(controller.signal)) {
+        await stream.writeSSE({ id: String(event.seq), event: event.type, data: event.data });
+      }
+    } finally {
+      clearInterval(ping);
+      controller.abort();
+    }
+  });
+}
+
+/** The reply's final message; a parked reply's message so far, marked as waiting. */
+async function finalMessage(context: ServerContext, sessionId: string): Promise<Msg | undefined> {
+  const state = (await context.store.load(sessionId))?.state;
+  const last = state?.context.at(-1);
+  if (last === undefined) return undefined;
+  return state?.reply?.status === 'parked' ? { ...last, finishedReason: null } : last;
+}
+
+/**
+ * The first outcome of a request sent again with its `Idempotency-Key`: the
+ * same events, or the same JSON. Another request under the key is 422; a
+ * first request still running is 409.
+ */
+function replayed(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  sessionId: string,
+  requestHash: string,
+  earlier: IdempotentRequest,
+): Response {
+  if (earlier.requestHash !== requestHash) throw new IdempotencyKeyError(earlier.key, false);
+  const { after, lastSeq, response } = earlier;
+  if (after === null || lastSeq === null) throw new IdempotencyKeyError(earlier.key, true);
+  if (wantsEvents(c)) {
+    return sseResponse(c, context, (signal) =>
+      followEvents(context.log, context.feed, sessionId, after, signal, Promise.resolve(lastSeq)),
+    );
+  }
+  if (response === null) throw new IdempotencyKeyError(earlier.key, true);
+  return new Response(response, { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
+
+function wantsEvents(c: Context<ServerEnv>): boolean {
+  return c.req.header('accept')?.includes('text/event-stream') ?? false;
+}
+
+/** Registers the routes that run replies, answer them, stop them and stream their events. */
+export function registerReplyRoutes(app: ServerApp, context: ServerContext): void {
+  app.openapi(postReply, async (c) => {
+    const { id } = c.req.valid('param');
+    const principal = c.get('principal');
+    const record = await visibleSession(context, principal, id);
+    const body = c.req.valid('json');
+    const parsed = parseReplyInput(body.input);
+    if (parsed.kind === 'message' && record.owner !== principal.id) {
+      throw new ForbiddenError(
+        'Only the owner of a session may send it messages; approvers answer.',
+      );
+    }
+    const key = c.req.valid('header')['idempotency-key'];
+    const claim =
+      key === undefined
+        ? undefined
+        : {
+            principal: principal.id,
+            key,
+            requestHash: createHash('sha256')
+              .update(`${id}\n${JSON.stringify(body)}`)
+              .digest('hex'),
+            after: null,
+            lastSeq: null,
+            response: null,
+          };
+    if (claim !== undefined) {
+      const earlier = await context.log.claimIdempotency(claim);
+      if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
+    }
+    let running: RunningReply;
+    try {
+      running = await startReply(context.sessions, context.feed, id, parsed.input, principal.id);
+    } catch (error) {
+      // A refused request leaves nothing stored, its key included.
+      if (claim !== undefined) await context.log.releaseIdempotency(claim.principal, claim.key);
+      throw error;
+    }
+    // Before anyone is told the reply is over, the approvals index follows
+    // its state and a keyed request's outcome is stored.
+    const settled = running.done.then(async (outcome) => {
+      await indexWaiting(context, id).catch(() => undefined);
+      const message = outcome.error === undefined ? await finalMessage(context, id) : undefined;
+      if (claim !== undefined) {
+        const response = message === undefined ? null : JSON.stringify({ message });
+        await context.log
+          .settleIdempotency({ ...claim, after: running.after, lastSeq: outcome.lastSeq, response })
+          .catch(() => undefined);
+      }
+      return { ...outcome, message };
+    });
+    context.running.add(running);
+    void settled.finally(() => context.running.delete(running));
+    if (wantsEvents(c)) {
+      const end = settled.then(({ lastSeq }) => lastSeq);
+      return sseResponse(c, context, (signal) =>
+        followEvents(context.log, context.feed, id, running.after, signal, end),
+      );
+    }
+    const outcome = await settled;
+    if (outcome.error !== undefined) {
+      throw outcome.error instanceof Error
+        ? outcome.error
+        : new Error('The reply failed.', { cause: outcome.error });
+    }
+    if (outcome.message === undefined) {
+      throw new InvalidRequestError('input', 'The reply left no message.');
+    }
+    return c.json({ message: outcome.message }, 200);
+  });
+
+  app.openapi(cancelReply, async (c) => {
+    const { id } = c.req.valid('param');
+    const principal = c.get('principal');
+    const record = await visibleSession(context, principal, id);
+    if (record.owner !== principal.id) {
+      throw new ForbiddenError('Only the owner of a session may cancel its reply.');
+    }
+    const cancelled = await context.sessions.cancel(id);
+    await indexWaiting(context, id);
+    return c.json({ cancelled }, 200);
+  });
+
+  app.openapi(listApprovals, async (c) => {
+    const principal = c.get('principal');
+    const approvals = await context.log.listWaiting(isApprover(principal) ? null : principal.id);
+    return c.json({ approvals }, 200);
+  });
+
+  app.openapi(getEvents, async (c) => {
+    const { id } = c.req.valid('param');
+    await visibleSession(context, c.get('principal'), id);
+    const after = afterOf(c.req.header('last-event-id'), c.req.valid('query').after);
+    return sseResponse(c, context, (signal) =>
+      followEvents(context.log, context.feed, id, after, signal),
+    );
+  });
+}

@@ -1,0 +1,66 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { SessionStore, Sessions } from '@parley/core';
+import { SessionNotFoundError } from './errors.js';
+import type { EventFeed } from './event-feed.js';
+import type { RunningReply } from './reply-task.js';
+import { isApprover } from './principal.js';
+import { waitingCallsOf } from './session-summary.js';
+import type { Principal } from './principal.js';
+import type { SessionLog, SessionRecord } from './server-log.js';
+
+/** The hono environment of the routes: the authenticated principal. */
+export type ServerEnv = { Variables: { principal: Principal } };
+
+/** The routes' app. */
+export type ServerApp = OpenAPIHono<ServerEnv>;
+
+/** What the routes work with, built once by `createServer`. */
+export type ServerContext = {
+  sessions: Sessions;
+  store: SessionStore;
+  log: SessionLog;
+  feed: EventFeed;
+  clock: () => Date;
+  /** Replies running in this server, so `close` can wait for them. */
+  running: Set<RunningReply>;
+  /** Aborted by `close`: event streams end. */
+  closing: AbortSignal;
+  /** Milliseconds between `: ping` comments on an event stream. */
+  pingMs: number;
+};
+
+/**
+ * The record of a session the principal may see: its owner's, or any for an
+ * approver. Anyone else gets `SessionNotFoundError`, exactly as for a session
+ * that does not exist, after the same lookup.
+ */
+export async function visibleSession(
+  context: ServerContext,
+  principal: Principal,
+  sessionId: string,
+): Promise<SessionRecord> {
+  const record = await context.log.session(sessionId);
+  if (record === undefined || (record.owner !== principal.id && !isApprover(principal))) {
+    throw new SessionNotFoundError(sessionId);
+  }
+  return record;
+}
+
+/**
+ * Refreshes the approvals index of a session from its stored state, after
+ * a reply of it parked, ended or was cancelled.
+ */
+export async function indexWaiting(context: ServerContext, sessionId: string): Promise<void> {
+  const state = (await context.store.load(sessionId))?.state;
+  const reply = state?.reply;
+  const approvals =
+    state === undefined || reply?.status !== 'parked'
+      ? []
+      : waitingCallsOf(state).map((toolCall) => ({
+          sessionId,
+          replyId: reply.replyId,
+          deadline: reply.deadline ?? null,
+          toolCall,
+        }));
+  await context.log.setWaiting(sessionId, approvals);
+}

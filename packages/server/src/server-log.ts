@@ -1,0 +1,100 @@
+import type { WaitingCall } from './session-summary.js';
+
+/** Who owns a session the server created, and when it was created (ISO time). */
+export type SessionRecord = { id: string; owner: string; createdAt: string };
+
+/**
+ * An event as the log keeps it: `seq` is its number in its session (from 1),
+ * the SSE `id`; `type` its `type`; `data` its JSON text, exactly as emitted,
+ * which is what an SSE frame carries.
+ */
+export type StoredEvent = { seq: number; type: string; data: string };
+
+/** A page of sessions, newest first; `next` is the cursor of the next page, `null` after the last. */
+export type SessionPage = { sessions: SessionRecord[]; next: string | null };
+
+/**
+ * What the server keeps beside the `SessionStore`: which principal owns each
+ * session, and each session's events in order. The sequence numbers are the
+ * caller's: `append` stores what it is given, and `lastSeq` is the highest
+ * number stored or reserved, so numbers handed out before a crash are never
+ * handed out again (see docs/decisions/server-0001-http-service.md).
+ */
+export interface SessionLog {
+  /** Records a new session; refuses an id already recorded with `InvalidInputError`. */
+  createSession(record: SessionRecord): Promise<void>;
+  /** The record of a session, `undefined` when the server never created it. */
+  session(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Sessions of `owner` (every owner's when `null`), newest first, `limit` at a time. */
+  listSessions(
+    owner: string | null,
+    options: { cursor?: string; limit: number },
+  ): Promise<SessionPage>;
+  /**
+   * Stores `events` (numbered by the caller, following the stored ones) and
+   * reserves the numbers up to `reservedThrough`, in one transaction.
+   */
+  append(sessionId: string, events: readonly StoredEvent[], reservedThrough: number): Promise<void>;
+  /** The stored events of a session numbered above `after`, in order, at most `limit`. */
+  events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]>;
+  /** The highest number stored or reserved for the session (0 for none). */
+  lastSeq(sessionId: string): Promise<number>;
+  /** Replaces what the session waits on in the approvals index (none: `[]`). */
+  setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void>;
+  /**
+   * Records the first request with this principal and key, or gives the
+   * one recorded before (then nothing is written).
+   */
+  claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined>;
+  /** Stores the outcome of a claimed request. */
+  settleIdempotency(request: IdempotentRequest): Promise<void>;
+  /** Forgets a claim whose request was refused, so that a refusal leaves nothing stored. */
+  releaseIdempotency(principal: string, key: string): Promise<void>;
+  /** Waiting calls of the sessions of `owner` (of every session when `null`), oldest first. */
+  listWaiting(owner: string | null): Promise<Approval[]>;
+}
+
+/** A call a parked reply waits on, as the approvals index keeps it (HTTP.md's `Approval`). */
+export type Approval = {
+  sessionId: string;
+  replyId: string;
+  deadline: string | null;
+  toolCall: WaitingCall;
+};
+
+/**
+ * A POST made with an `Idempotency-Key`: who sent it, a digest of what it
+ * asked, and once its reply is over, the outcome to give again: the
+ * numbers of its events (`after` exclusive to `lastSeq` inclusive) and its
+ * JSON response.
+ */
+export type IdempotentRequest = {
+  principal: string;
+  key: string;
+  requestHash: string;
+  after: number | null;
+  lastSeq: number | null;
+  response: string | null;
+};
+
+/** An API key as stored: never the key itself, only the SHA-256 of its secret. */
+export type ApiKeyRecord = {
+  id: string;
+  principal: string;
+  roles: string[];
+  secretHash: string;
+  createdAt: string;
+  revokedAt: string | null;
+};
+
+/** Where API keys are kept, hashed (see `apiKeyAuth`). */
+export interface ApiKeyStore {
+  /** Stores a new key record. */
+  addKey(record: ApiKeyRecord): Promise<void>;
+  /** The key with this id, revoked or not; `undefined` if there is none. */
+  findKey(id: string): Promise<ApiKeyRecord | undefined>;
+  /** Every key, oldest first. */
+  listKeys(): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked at `at`; resolves to whether a live key was revoked. */
+  revokeKey(id: string, at: string): Promise<boolean>;
+}

@@ -1,0 +1,330 @@
+import Database from 'better-sqlite3';
+import { InvalidInputError } from '@parley/core';
+import { isWaitingCall } from './session-summary.js';
+import type {
+  IdempotentRequest,
+  Approval,
+  ApiKeyRecord,
+  ApiKeyStore,
+  SessionLog,
+  SessionPage,
+  SessionRecord,
+  StoredEvent,
+} from './server-log.js';
+
+/**
+ * Options of `new SqliteServerLog(...)`: `path` of the SQLite file (the
+ * session store's own file is the usual choice: the tables sit beside the
+ * session tables), or `':memory:'`.
+ */
+export type SqliteServerLogOptions = { path: string };
+
+/** The schema, in order; `parley_server_schema` holds how many have run. */
+const migrations: readonly string[] = [
+  `CREATE TABLE parley_server_sessions (
+     id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL);
+   CREATE INDEX parley_server_sessions_owner ON parley_server_sessions (owner);
+   CREATE TABLE parley_session_events (
+     session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+   CREATE TABLE parley_session_event_heads (
+     session_id TEXT PRIMARY KEY, reserved INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE TABLE parley_api_keys (
+     id TEXT PRIMARY KEY, principal TEXT NOT NULL, roles TEXT NOT NULL,
+     secret_hash TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);`,
+  `CREATE TABLE parley_waiting_calls (
+     session_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, position INTEGER NOT NULL,
+     reply_id TEXT NOT NULL, deadline TEXT, tool_call TEXT NOT NULL,
+     PRIMARY KEY (session_id, tool_call_id)) WITHOUT ROWID;`,
+  `CREATE TABLE parley_idempotency (
+     principal TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+     after INTEGER, last_seq INTEGER, response TEXT,
+     PRIMARY KEY (principal, key)) WITHOUT ROWID;`,
+];
+
+type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
+type WaitingRow = {
+  session_id: string;
+  reply_id: string;
+  deadline: string | null;
+  tool_call: string;
+};
+
+function approvalOfRow(row: WaitingRow): Approval | undefined {
+  const toolCall: unknown = JSON.parse(row.tool_call);
+  if (!isWaitingCall(toolCall)) return undefined;
+  return { sessionId: row.session_id, replyId: row.reply_id, deadline: row.deadline, toolCall };
+}
+
+type IdempotencyRow = {
+  principal: string;
+  key: string;
+  request_hash: string;
+  after: number | null;
+  last_seq: number | null;
+  response: string | null;
+};
+
+type KeyRow = {
+  id: string;
+  principal: string;
+  roles: string;
+  secret_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+function keyOfRow(row: KeyRow): ApiKeyRecord {
+  const roles: unknown = JSON.parse(row.roles);
+  return {
+    id: row.id,
+    principal: row.principal,
+    roles: Array.isArray(roles) ? roles.filter((role) => typeof role === 'string') : [],
+    secretHash: row.secret_hash,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/**
+ * The server's session records, event log and API keys in SQLite, in tables
+ * of their own (prefixed `parley_`) that can share the session store's file.
+ * Appends are one transaction each: the server batches token deltas, so a
+ * streamed reply costs a commit per step, not per token.
+ */
+export class SqliteServerLog implements SessionLog, ApiKeyStore {
+  private readonly database: Database.Database;
+
+  constructor(options: SqliteServerLogOptions) {
+    this.database = new Database(options.path);
+    this.database.pragma('journal_mode = WAL');
+    this.database.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    this.database.exec(
+      'CREATE TABLE IF NOT EXISTS parley_server_schema (version INTEGER NOT NULL)',
+    );
+    const run = this.database.transaction(() => {
+      const row = this.database
+        .prepare<[], { version: number }>('SELECT version FROM parley_server_schema')
+        .get();
+      const done = row?.version ?? 0;
+      for (const sql of migrations.slice(done)) this.database.exec(sql);
+      if (row === undefined) {
+        this.database
+          .prepare('INSERT INTO parley_server_schema (version) VALUES (?)')
+          .run(migrations.length);
+      } else {
+        this.database.prepare('UPDATE parley_server_schema SET version = ?').run(migrations.length);
+      }
+    });
+    run.immediate();
+  }
+
+  createSession(record: SessionRecord): Promise<void> {
+    const inserted = this.database
+      .prepare(
+        'INSERT INTO parley_server_sessions (id, owner, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      )
+      .run(record.id, record.owner, record.createdAt);
+    if (inserted.changes === 0) {
+      return Promise.reject(new InvalidInputError(`Session '${record.id}' exists already.`));
+    }
+    return Promise.resolve();
+  }
+
+  session(sessionId: string): Promise<SessionRecord | undefined> {
+    const row = this.database
+      .prepare<[string], SessionRow>(
+        'SELECT rowid, id, owner, created_at FROM parley_server_sessions WHERE id = ?',
+      )
+      .get(sessionId);
+    return Promise.resolve(
+      row === undefined ? undefined : { id: row.id, owner: row.owner, createdAt: row.created_at },
+    );
+  }
+
+  listSessions(
+    owner: string | null,
+    options: { cursor?: string; limit: number },
+  ): Promise<SessionPage> {
+    const before = options.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(options.cursor);
+    if (!Number.isSafeInteger(before)) {
+      return Promise.reject(new InvalidInputError(`Bad cursor ${JSON.stringify(options.cursor)}.`));
+    }
+    const rows = this.database
+      .prepare<[string | null, string | null, number, number], SessionRow>(
+        `SELECT rowid, id, owner, created_at FROM parley_server_sessions
+         WHERE (? IS NULL OR owner = ?) AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
+      )
+      .all(owner, owner, before, options.limit + 1);
+    const page = rows.slice(0, options.limit);
+    const last = page.at(-1);
+    return Promise.resolve({
+      sessions: page.map((row) => ({ id: row.id, owner: row.owner, createdAt: row.created_at })),
+      next: rows.length > options.limit && last !== undefined ? String(last.rowid) : null,
+    });
+  }
+
+  append(
+    sessionId: string,
+    events: readonly StoredEvent[],
+    reservedThrough: number,
+  ): Promise<void> {
+    const insert = this.database.prepare(
+      'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
+    );
+    const reserve = this.database.prepare(
+      `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
+    );
+    this.database.transaction(() => {
+      for (const event of events) insert.run(sessionId, event.seq, event.type, event.data);
+      reserve.run(sessionId, reservedThrough);
+    })();
+    return Promise.resolve();
+  }
+
+  events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    return Promise.resolve(
+      this.database
+        .prepare<[string, number, number], StoredEvent>(
+          `SELECT seq, type, data FROM parley_session_events
+           WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+        )
+        .all(sessionId, after, limit),
+    );
+  }
+
+  lastSeq(sessionId: string): Promise<number> {
+    const row = this.database
+      .prepare<[string, string], { last: number | null }>(
+        `SELECT max(
+           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
+           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
+      )
+      .get(sessionId, sessionId);
+    return Promise.resolve(row?.last ?? 0);
+  }
+
+  setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
+    const clear = this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?');
+    const insert = this.database.prepare(
+      `INSERT INTO parley_waiting_calls
+       (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.database.transaction(() => {
+      clear.run(sessionId);
+      approvals.forEach((approval, position) =>
+        insert.run(
+          sessionId,
+          approval.toolCall.id,
+          position,
+          approval.replyId,
+          approval.deadline,
+          JSON.stringify(approval.toolCall),
+        ),
+      );
+    })();
+    return Promise.resolve();
+  }
+
+  listWaiting(owner: string | null): Promise<Approval[]> {
+    const rows = this.database
+      .prepare<[string | null, string | null], WaitingRow>(
+        `SELECT w.session_id, w.reply_id, w.deadline, w.tool_call
+         FROM parley_waiting_calls w JOIN parley_server_sessions s ON s.id = w.session_id
+         WHERE (? IS NULL OR s.owner = ?) ORDER BY s.rowid, w.position`,
+      )
+      .all(owner, owner);
+    return Promise.resolve(rows.flatMap((row) => approvalOfRow(row) ?? []));
+  }
+
+  claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined> {
+    const claim = this.database.transaction((): IdempotentRequest | undefined => {
+      const earlier = this.database
+        .prepare<[string, string], IdempotencyRow>(
+          `SELECT principal, key, request_hash, after, last_seq, response
+           FROM parley_idempotency WHERE principal = ? AND key = ?`,
+        )
+        .get(request.principal, request.key);
+      if (earlier !== undefined) {
+        return {
+          principal: earlier.principal,
+          key: earlier.key,
+          requestHash: earlier.request_hash,
+          after: earlier.after,
+          lastSeq: earlier.last_seq,
+          response: earlier.response,
+        };
+      }
+      this.database
+        .prepare('INSERT INTO parley_idempotency (principal, key, request_hash) VALUES (?, ?, ?)')
+        .run(request.principal, request.key, request.requestHash);
+      return undefined;
+    });
+    return Promise.resolve(claim.immediate());
+  }
+
+  settleIdempotency(request: IdempotentRequest): Promise<void> {
+    this.database
+      .prepare(
+        `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?
+         WHERE principal = ? AND key = ?`,
+      )
+      .run(request.after, request.lastSeq, request.response, request.principal, request.key);
+    return Promise.resolve();
+  }
+
+  releaseIdempotency(principal: string, key: string): Promise<void> {
+    this.database
+      .prepare('DELETE FROM parley_idempotency WHERE principal = ? AND key = ?')
+      .run(principal, key);
+    return Promise.resolve();
+  }
+
+  addKey(record: ApiKeyRecord): Promise<void> {
+    this.database
+      .prepare(
+        `INSERT INTO parley_api_keys (id, principal, roles, secret_hash, created_at, revoked_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        record.id,
+        record.principal,
+        JSON.stringify(record.roles),
+        record.secretHash,
+        record.createdAt,
+        record.revokedAt,
+      );
+    return Promise.resolve();
+  }
+
+  findKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.database
+      .prepare<[string], KeyRow>('SELECT * FROM parley_api_keys WHERE id = ?')
+      .get(id);
+    return Promise.resolve(row === undefined ? undefined : keyOfRow(row));
+  }
+
+  listKeys(): Promise<ApiKeyRecord[]> {
+    const rows = this.database
+      .prepare<[], KeyRow>('SELECT * FROM parley_api_keys ORDER BY created_at, id')
+      .all();
+    return Promise.resolve(rows.map(keyOfRow));
+  }
+
+  revokeKey(id: string, at: string): Promise<boolean> {
+    const result = this.database
+      .prepare('UPDATE parley_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+      .run(at, id);
+    return Promise.resolve(result.changes > 0);
+  }
+
+  /** Closes the database connection. */
+  close(): void {
+    this.database.close();
+  }
+}
