@@ -1,0 +1,82 @@
+import { createSecretKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
+import { bearerToken } from './api-key-auth.js';
+import type { Authenticate, Principal } from './principal.js';
+
+/**
+ * Options of `jwtAuth`. `key`: what signatures are checked against, a
+ * shared secret (a string or bytes, for HS256/384/512) or a public key
+ * (`KeyObject`, e.g. from `createPublicKey`). `algorithms`: the accepted
+ * `alg` values (default: every one `jose` supports for that kind of key).
+ * `issuer` and `audience`: when given, the token's `iss` and `aud` must
+ * match. `rolesClaim`: the claim that carries the principal's roles, an
+ * array of strings or one space-separated string (default `roles`).
+ * `clockTolerance`: seconds of leeway on `exp` and `nbf` (default 0).
+ */
+export type JwtAuthOptions = {
+  key: string | Uint8Array | KeyObject;
+  algorithms?: string[];
+  issuer?: string | string[];
+  audience?: string | string[];
+  rolesClaim?: string;
+  clockTolerance?: number;
+};
+
+function keyOf(key: JwtAuthOptions['key']): KeyObject {
+  if (typeof key === 'string') return createSecretKey(Buffer.from(key, 'utf8'));
+  if (key instanceof Uint8Array) return createSecretKey(key);
+  return key;
+}
+
+/** The roles a claim carries: an array of strings, or a space-separated string. */
+function rolesOf(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(' ').filter((role) => role !== '');
+  if (Array.isArray(value)) {
+    return value.filter((role): role is string => typeof role === 'string');
+  }
+  return [];
+}
+
+/**
+ * The principal a verified token names: `sub` is the id, the roles claim
+ * the roles; `null` without a `sub`.
+ */
+export function principalOfClaims(payload: JWTPayload, rolesClaim = 'roles'): Principal | null {
+  if (typeof payload.sub !== 'string' || payload.sub === '') return null;
+  return { id: payload.sub, roles: rolesOf(payload[rolesClaim]) };
+}
+
+/**
+ * An authenticator over JSON Web Tokens in `Authorization: Bearer <token>`:
+ * the signature must verify against `options.key`, `exp` and `nbf` must
+ * hold, and `iss` and `aud` must match when configured. The subject is the
+ * principal's id; the roles claim (e.g. `["approver"]`) its roles. Any
+ * failure is `null`, which the server answers with 401.
+ *
+ * @example
+ * const server = createServer({
+ *   ...,
+ *   authenticate: jwtAuth({ key: process.env.JWT_SECRET ?? '', issuer: 'https://id.example', audience: 'parley' }),
+ * });
+ */
+export function jwtAuth(options: JwtAuthOptions): Authenticate {
+  const key = keyOf(options.key);
+  const verify = {
+    ...(options.algorithms === undefined ? {} : { algorithms: options.algorithms }),
+    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+    ...(options.audience === undefined ? {} : { audience: options.audience }),
+    ...(options.clockTolerance === undefined ? {} : { clockTolerance: options.clockTolerance }),
+  };
+  return async (request: Request): Promise<Principal | null> => {
+    const token = bearerToken(request);
+    if (token === undefined) return null;
+    try {
+      const { payload } = await jwtVerify(token, key, verify);
+      return principalOfClaims(payload, options.rolesClaim);
+    } catch {
+      return null;
+    }
+  };
+}
