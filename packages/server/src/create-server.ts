@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
 import { EventFeed } from './event-feed.js';
+import { startExpiryTimer } from './expiry-timer.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
 import { registerReplyRoutes } from './reply-routes.js';
@@ -27,7 +28,9 @@ import { SqliteServerLog } from './sqlite-server-log.js';
  * `lease`: as `Sessions` takes it. `clock`: the time records are stamped
  * with. `pingMs`: between `: ping` comments on event streams (default
  * 15 000). `graceMs`: how long `close` lets running replies go on before
- * cancelling them (default 10 000).
+ * cancelling them (default 10 000). `expireEveryMs`: between sweeps that
+ * settle parked replies past their deadline (`Sessions.expireDue`; default
+ * 5 000, 0 for none; only on a store with `listDue`).
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -40,6 +43,7 @@ export type ServerOptions = {
   clock?: () => Date;
   pingMs?: number;
   graceMs?: number;
+  expireEveryMs?: number;
 };
 
 /** Where `listen` should bind. */
@@ -144,6 +148,12 @@ export function createServer(options: ServerOptions): ParleyServer {
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
 
+  const expireEvery = options.expireEveryMs ?? 5_000;
+  const expiry =
+    expireEvery > 0 && options.store.listDue !== undefined
+      ? startExpiryTimer(context, expireEvery)
+      : undefined;
+
   let node: ServerType | undefined;
   return {
     fetch: async (request) => app.fetch(request),
@@ -157,6 +167,7 @@ export function createServer(options: ServerOptions): ParleyServer {
         node = server;
       }),
     close: async () => {
+      await expiry?.stop();
       const stopped = new Promise<void>((resolve) => {
         if (node === undefined) resolve();
         else node.close(() => resolve());
