@@ -9,6 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
 import { EventFeed } from './event-feed.js';
 import { startExpiryTimer } from './expiry-timer.js';
+import { createMetrics } from './metrics.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
 import { registerReplyRoutes } from './reply-routes.js';
@@ -104,6 +105,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     running: new Set(),
     closing: closing.signal,
     pingMs: options.pingMs ?? 15_000,
+    metrics: createMetrics(log),
   };
   const limit = options.bodyLimit ?? ONE_MIB;
   const app = new OpenAPIHono<ServerEnv>({
@@ -125,6 +127,12 @@ export function createServer(options: ServerOptions): ParleyServer {
     problemResponse({ problem: problemOf(404, 'not_found', 'No such route.'), headers: {} }),
   );
   app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/metrics', async () => {
+    const { registry } = context.metrics;
+    return new Response(await registry.metrics(), {
+      headers: { 'Content-Type': registry.contentType },
+    });
+  });
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'Parley', version: '0.1.0', description: 'Parley over HTTP (HTTP.md).' },

@@ -6,6 +6,7 @@ import { streamSSE } from 'hono/streaming';
 import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
 import { followEvents } from './follow.js';
 import { isApprover } from './principal.js';
+import { outcomeOf } from './metrics.js';
 import { parseReplyInput } from './reply-input.js';
 import { startReply } from './reply-task.js';
 import type { RunningReply } from './reply-task.js';
@@ -131,6 +132,7 @@ function sseResponse(
     stream.onAbort(() => {
       controller.abort();
     });
+    context.metrics.sseClients.inc();
     const ping = setInterval(() => {
       void stream.write(': ping\n\n');
     }, context.pingMs);
@@ -141,6 +143,7 @@ function sseResponse(
     } finally {
       clearInterval(ping);
       controller.abort();
+      context.metrics.sseClients.dec();
     }
   });
 }
@@ -213,9 +216,12 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
     }
     let running: RunningReply;
+    const stopTimer = context.metrics.roundTrip.startTimer({ kind: parsed.kind });
     try {
       running = await startReply(context.sessions, context.feed, id, parsed.input, principal.id);
+      if (parsed.kind === 'answer') context.metrics.answers.inc({ outcome: 'accepted' });
     } catch (error) {
+      if (parsed.kind === 'answer') context.metrics.answers.inc({ outcome: outcomeOf(error) });
       // A refused request leaves nothing stored, its key included.
       if (claim !== undefined) await context.log.releaseIdempotency(claim.principal, claim.key);
       throw error;
@@ -223,6 +229,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     // Before anyone is told the reply is over, the approvals index follows
     // its state and a keyed request's outcome is stored.
     const settled = running.done.then(async (outcome) => {
+      stopTimer();
       await indexWaiting(context, id).catch(() => undefined);
       const message = outcome.error === undefined ? await finalMessage(context, id) : undefined;
       if (claim !== undefined) {

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { SessionStore, Sessions } from '@parley/core';
 import { SessionNotFoundError } from './errors.js';
 import type { EventFeed } from './event-feed.js';
+import type { ServerMetrics } from './metrics.js';
 import type { RunningReply } from './reply-task.js';
 import { isApprover } from './principal.js';
 import { waitingCallsOf } from './session-summary.js';
@@ -27,6 +28,8 @@ export type ServerContext = {
   closing: AbortSignal;
   /** Milliseconds between `: ping` comments on an event stream. */
   pingMs: number;
+  /** The server's Prometheus metrics. */
+  metrics: ServerMetrics;
 };
 
 /**
