@@ -10,6 +10,8 @@ import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './
 import { EventFeed } from './event-feed.js';
 import { startExpiryTimer } from './expiry-timer.js';
 import { createMetrics } from './metrics.js';
+import { memoryRateLimit } from './rate-limit.js';
+import type { RateLimitOptions } from './rate-limit.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
 import { registerReplyRoutes } from './reply-routes.js';
@@ -31,7 +33,9 @@ import { SqliteServerLog } from './sqlite-server-log.js';
  * 15 000). `graceMs`: how long `close` lets running replies go on before
  * cancelling them (default 10 000). `expireEveryMs`: between sweeps that
  * settle parked replies past their deadline (`Sessions.expireDue`; default
- * 5 000, 0 for none; only on a store with `listDue`).
+ * 5 000, 0 for none; only on a store with `listDue`). `rateLimit`: at
+ * most so many requests per principal per window, in memory (default: no
+ * limit); over it, 429 with `Retry-After`.
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -45,6 +49,7 @@ export type ServerOptions = {
   pingMs?: number;
   graceMs?: number;
   expireEveryMs?: number;
+  rateLimit?: RateLimitOptions;
 };
 
 /** Where `listen` should bind. */
@@ -108,6 +113,8 @@ export function createServer(options: ServerOptions): ParleyServer {
     metrics: createMetrics(log),
   };
   const limit = options.bodyLimit ?? ONE_MIB;
+  const rateLimit =
+    options.rateLimit === undefined ? undefined : memoryRateLimit(options.rateLimit);
   const app = new OpenAPIHono<ServerEnv>({
     defaultHook: (result) => {
       if (result.success) return undefined;
@@ -141,6 +148,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     if (c.req.path === '/v1/openapi.json') return next();
     const principal = await options.authenticate(c.req.raw);
     if (principal === null) throw new UnauthenticatedError();
+    await rateLimit?.take(principal);
     c.set('principal', principal);
     return next();
   });

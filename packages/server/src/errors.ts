@@ -62,3 +62,12 @@ export class IdempotencyKeyError extends ParleyError {
     this.inProgress = inProgress;
   }
 }
+
+/** The principal sent more requests than the rate limit allows; `retryAfter` is in seconds (429). */
+export class RateLimitedError extends ParleyError {
+  readonly retryAfter: number;
+  constructor(retryAfter: number) {
+    super('rate_limited', `Too many requests; retry in ${retryAfter} s.`);
+    this.retryAfter = retryAfter;
+  }
+}

@@ -31,5 +31,7 @@ export {
   IdempotencyKeyError,
   InvalidRequestError,
   SessionNotFoundError,
+  RateLimitedError,
   UnauthenticatedError,
 } from './errors.js';
+export type { RateLimitOptions } from './rate-limit.js';

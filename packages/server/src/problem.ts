@@ -1,5 +1,5 @@
 import { ParleyError, SessionBusyError } from '@parley/core';
-import { BodyTooLargeError } from './errors.js';
+import { BodyTooLargeError, RateLimitedError } from './errors.js';
 
 /**
  * The body of every error response (RFC 9457, `application/problem+json`):
@@ -38,6 +38,7 @@ const statusOfCode: Record<string, number> = {
   reply_expired: 410,
   body_too_large: 413,
   idempotency_key_reused: 422,
+  rate_limited: 429,
 };
 
 const titleOfStatus: Record<number, string> = {
@@ -49,6 +50,7 @@ const titleOfStatus: Record<number, string> = {
   410: 'Gone',
   413: 'Content Too Large',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
 };
 
@@ -75,6 +77,7 @@ export function problemFor(error: unknown, now: Date = new Date()): ProblemRespo
     headers['Retry-After'] =
       error.leaseUntil === undefined ? '1' : String(secondsUntil(error.leaseUntil, now));
   }
+  if (error instanceof RateLimitedError) headers['Retry-After'] = String(error.retryAfter);
   // The rest of an oversized body is not read: the connection cannot carry another request.
   if (error instanceof BodyTooLargeError) headers['Connection'] = 'close';
   const detail = status === 500 ? 'The server failed to handle the request.' : error.message;

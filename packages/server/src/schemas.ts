@@ -146,4 +146,8 @@ export const problemResponses = {
     description: 'No such session, or not visible to the caller',
     content: { 'application/problem+json': { schema: problemSchema } },
   },
+  429: {
+    description: 'Rate limited; retry after Retry-After seconds',
+    content: { 'application/problem+json': { schema: problemSchema } },
+  },
 } as const;
