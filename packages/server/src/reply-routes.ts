@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Msg } from '@parley/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
 import { followEvents } from './follow.js';
+import { idempotencyClaim, idempotentOutcome, refuseOtherRequest } from './idempotency.js';
 import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
 import { parseReplyInput } from './reply-input.js';
@@ -21,7 +21,7 @@ import {
   problemResponses,
   problemSchema,
   replyBodySchema,
-  replyHeadersSchema,
+  idempotencyHeadersSchema,
   sessionParamsSchema,
 } from './schemas.js';
 
@@ -33,13 +33,15 @@ const eventStream = {
   content: { 'text/event-stream': { schema: z.string() } },
 } as const;
 
+const cancelledSchema = z.object({ cancelled: z.boolean() });
+
 const postReply = createRoute({
   method: 'post',
   path: '/v1/sessions/{id}/replies',
   summary: 'Send a message, or answer the parked reply',
   request: {
     params: sessionParamsSchema,
-    headers: replyHeadersSchema,
+    headers: idempotencyHeadersSchema,
     body: { required: true, content: { 'application/json': { schema: replyBodySchema } } },
   },
   responses: {
@@ -63,11 +65,11 @@ const cancelReply = createRoute({
   method: 'post',
   path: '/v1/sessions/{id}/cancel',
   summary: 'Stop the running reply',
-  request: { params: sessionParamsSchema },
+  request: { params: sessionParamsSchema, headers: idempotencyHeadersSchema },
   responses: {
     200: {
       description: 'Stopped (and saved), or nothing was running here',
-      content: { 'application/json': { schema: z.object({ cancelled: z.boolean() }) } },
+      content: { 'application/json': { schema: cancelledSchema } },
     },
     ...problemResponses,
     403: problem('Only the owner may cancel'),
@@ -168,7 +170,7 @@ function replayed(
   requestHash: string,
   earlier: IdempotentRequest,
 ): Response {
-  if (earlier.requestHash !== requestHash) throw new IdempotencyKeyError(earlier.key, false);
+  refuseOtherRequest(earlier, requestHash);
   const { after, lastSeq, response } = earlier;
   if (after === null || lastSeq === null) throw new IdempotencyKeyError(earlier.key, true);
   if (wantsEvents(c)) {
@@ -198,19 +200,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       );
     }
     const key = c.req.valid('header')['idempotency-key'];
-    const claim =
-      key === undefined
-        ? undefined
-        : {
-            principal: principal.id,
-            key,
-            requestHash: createHash('sha256')
-              .update(`${id}\n${JSON.stringify(body)}`)
-              .digest('hex'),
-            after: null,
-            lastSeq: null,
-            response: null,
-          };
+    const claim = idempotencyClaim(principal.id, key, id, body);
     if (claim !== undefined) {
       const earlier = await context.log.claimIdempotency(claim);
       if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
@@ -267,9 +257,14 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     if (record.owner !== principal.id) {
       throw new ForbiddenError('Only the owner of a session may cancel its reply.');
     }
-    const cancelled = await context.sessions.cancel(id);
-    await indexWaiting(context, id);
-    return c.json({ cancelled }, 200);
+    const key = c.req.valid('header')['idempotency-key'];
+    const claim = idempotencyClaim(principal.id, key, `cancel ${id}`, null);
+    const outcome = await idempotentOutcome(context.log, claim, cancelledSchema, async () => {
+      const cancelled = await context.sessions.cancel(id);
+      await indexWaiting(context, id);
+      return { cancelled };
+    });
+    return c.json(outcome, 200);
   });
 
   app.openapi(listApprovals, async (c) => {

@@ -21,8 +21,8 @@ export const replyBodySchema = z
 
 const idempotencyKey = 'The same key and body give the first outcome again; another body, 422.';
 
-/** The headers a reply's POST may carry: `Idempotency-Key` makes a retry safe. */
-export const replyHeadersSchema = z.object({
+/** The headers a POST may carry: `Idempotency-Key` makes a retry safe. */
+export const idempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(200).optional().openapi({ description: idempotencyKey }),
 });
 

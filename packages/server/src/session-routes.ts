@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
+import { idempotencyClaim, idempotentOutcome } from './idempotency.js';
 import { summarize } from './session-summary.js';
 import type { ServerApp, ServerContext } from './server-context.js';
 import { visibleSession } from './server-context.js';
 import {
   auditSchema,
   createdSessionSchema,
+  idempotencyHeadersSchema,
   listQuerySchema,
   messagesSchema,
   problemResponses,
@@ -24,6 +26,7 @@ const createSession = createRoute({
   method: 'post',
   path: '/v1/sessions',
   summary: 'Create a session owned by the caller',
+  request: { headers: idempotencyHeadersSchema },
   responses: { 201: json(createdSessionSchema, 'Created'), 401: problemResponses[401] },
 });
 
@@ -62,12 +65,13 @@ const getAudit = createRoute({
 /** Registers the routes that create, list and read sessions. */
 export function registerSessionRoutes(app: ServerApp, context: ServerContext): void {
   app.openapi(createSession, async (c) => {
-    const record = {
-      id: randomUUID(),
-      owner: c.get('principal').id,
-      createdAt: context.clock().toISOString(),
-    };
-    await context.log.createSession(record);
+    const owner = c.get('principal').id;
+    const claim = idempotencyClaim(owner, c.req.valid('header')['idempotency-key'], 'create', null);
+    const record = await idempotentOutcome(context.log, claim, createdSessionSchema, async () => {
+      const created = { id: randomUUID(), owner, createdAt: context.clock().toISOString() };
+      await context.log.createSession(created);
+      return created;
+    });
     return c.json(record, 201);
   });
 

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { testServer } from '../test/support.js';
+import type { ParleyServer } from './create-server.js';
+
+const base = 'http://parley.test';
+
+const createdSchema = z.object({ id: z.string(), owner: z.string(), createdAt: z.string() });
+const listSchema = z.object({ sessions: z.array(z.object({ id: z.string() })) });
+const cancelledSchema = z.object({ cancelled: z.boolean() });
+const problemSchema = z.object({ code: z.string() });
+
+function post(server: ParleyServer, path: string, token: string, key?: string) {
+  return server.fetch(
+    new Request(`${base}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(key === undefined ? {} : { 'idempotency-key': key }),
+      },
+    }),
+  );
+}
+
+async function sessionIds(server: ParleyServer, token: string): Promise<string[]> {
+  const response = await server.fetch(
+    new Request(`${base}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } }),
+  );
+  return listSchema.parse(await response.json()).sessions.map((session) => session.id);
+}
+
+async function create(server: ParleyServer, token: string, key?: string) {
+  const response = await post(server, '/v1/sessions', token, key);
+  expect(response.status).toBe(201);
+  return createdSchema.parse(await response.json());
+}
+
+describe('Idempotency-Key on POST /v1/sessions and /cancel', () => {
+  it('creates one session per key and principal, and gives the same one again', async () => {
+    const server = testServer(new Map());
+    const first = await create(server, 'alice', 'k1');
+    expect(await create(server, 'alice', 'k1')).toEqual(first);
+    const other = await create(server, 'alice', 'k2');
+    expect(other.id).not.toBe(first.id);
+    const bobs = await create(server, 'bob', 'k1');
+    expect(bobs.id).not.toBe(first.id);
+    expect(bobs.owner).toBe('bob');
+    expect((await sessionIds(server, 'alice')).sort()).toEqual([first.id, other.id].sort());
+    expect(await sessionIds(server, 'bob')).toEqual([bobs.id]);
+    const unkeyed = [await create(server, 'alice'), await create(server, 'alice')];
+    expect(unkeyed[0]?.id).not.toBe(unkeyed[1]?.id);
+  });
+
+  it('gives a repeated cancel its first outcome, and 422 for the key on another request', async () => {
+    const server = testServer(new Map());
+    const { id } = await create(server, 'alice', 'make');
+    const first = await post(server, `/v1/sessions/${id}/cancel`, 'alice', 'stop');
+    expect(first.status).toBe(200);
+    const body = cancelledSchema.parse(await first.json());
+    const again = await post(server, `/v1/sessions/${id}/cancel`, 'alice', 'stop');
+    expect(again.status).toBe(200);
+    expect(cancelledSchema.parse(await again.json())).toEqual(body);
+    const { id: second } = await create(server, 'alice');
+    const elsewhere = await post(server, `/v1/sessions/${second}/cancel`, 'alice', 'stop');
+    expect(elsewhere.status).toBe(422);
+    expect(problemSchema.parse(await elsewhere.json()).code).toBe('idempotency_key_reused');
+    const crossRoute = await post(server, '/v1/sessions', 'alice', 'stop');
+    expect(crossRoute.status).toBe(422);
+    expect(await sessionIds(server, 'alice')).toHaveLength(2);
+  });
+
+  it('stores nothing for a refused cancel: the key stays free', async () => {
+    const server = testServer(new Map());
+    const { id } = await create(server, 'alice');
+    const refused = await post(server, `/v1/sessions/${id}/cancel`, 'ann', 'once');
+    expect(refused.status).toBe(403);
+    const retried = await post(server, `/v1/sessions/${id}/cancel`, 'ann', 'once');
+    expect(retried.status).toBe(403);
+    const mine = await create(server, 'ann', 'once');
+    expect(mine.owner).toBe('ann');
+  });
+});
