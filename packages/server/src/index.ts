@@ -9,7 +9,7 @@ export type { Authenticate, Principal } from './principal.js';
 export { isApprover } from './principal.js';
 export type { CreatedApiKey } from './api-key-auth.js';
 export { apiKeyAuth, bearerToken, createApiKey } from './api-key-auth.js';
-export type { JwtAuthOptions } from './jwt-auth.js';
+export type { JwtAuthOptions, JwtKeySource } from './jwt-auth.js';
 export { jwtAuth, principalOfClaims } from './jwt-auth.js';
 export type {
   Approval,

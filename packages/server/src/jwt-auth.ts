@@ -1,22 +1,23 @@
 import { createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { jwtVerify } from 'jose';
-import type { JWTPayload } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyOptions, JWTVerifyResult } from 'jose';
 import { bearerToken } from './api-key-auth.js';
 import type { Authenticate, Principal } from './principal.js';
 
 /**
- * Options of `jwtAuth`. `key`: what signatures are checked against, a
- * shared secret (a string or bytes, for HS256/384/512) or a public key
- * (`KeyObject`, e.g. from `createPublicKey`). `algorithms`: the accepted
+ * Options of `jwtAuth`. What signatures are checked against: either `key`,
+ * a shared secret (a string or bytes, for HS256/384/512) or a public key
+ * (`KeyObject`, e.g. from `createPublicKey`), or `jwksUrl`, the address of
+ * a JSON Web Key Set whose keys are fetched, cached and picked by the
+ * token's `kid` (jose's `createRemoteJWKSet`). `algorithms`: the accepted
  * `alg` values (default: every one `jose` supports for that kind of key).
  * `issuer` and `audience`: when given, the token's `iss` and `aud` must
  * match. `rolesClaim`: the claim that carries the principal's roles, an
  * array of strings or one space-separated string (default `roles`).
  * `clockTolerance`: seconds of leeway on `exp` and `nbf` (default 0).
  */
-export type JwtAuthOptions = {
-  key: string | Uint8Array | KeyObject;
+export type JwtAuthOptions = JwtKeySource & {
   algorithms?: string[];
   issuer?: string | string[];
   audience?: string | string[];
@@ -24,7 +25,12 @@ export type JwtAuthOptions = {
   clockTolerance?: number;
 };
 
-function keyOf(key: JwtAuthOptions['key']): KeyObject {
+/** Where `jwtAuth` gets its verification key: one key, or a remote JWKS. */
+export type JwtKeySource =
+  | { key: string | Uint8Array | KeyObject; jwksUrl?: never }
+  | { jwksUrl: string | URL; key?: never };
+
+function keyOf(key: string | Uint8Array | KeyObject): KeyObject {
   if (typeof key === 'string') return createSecretKey(Buffer.from(key, 'utf8'));
   if (key instanceof Uint8Array) return createSecretKey(key);
   return key;
@@ -48,9 +54,23 @@ export function principalOfClaims(payload: JWTPayload, rolesClaim = 'roles'): Pr
   return { id: payload.sub, roles: rolesOf(payload[rolesClaim]) };
 }
 
+/** A verifier of tokens against the configured key or key set. */
+function verifierOf(
+  source: JwtKeySource,
+  verify: JWTVerifyOptions,
+): (token: string) => Promise<JWTVerifyResult> {
+  if (source.jwksUrl !== undefined) {
+    const keySet = createRemoteJWKSet(new URL(source.jwksUrl));
+    return (token) => jwtVerify(token, keySet, verify);
+  }
+  const key = keyOf(source.key);
+  return (token) => jwtVerify(token, key, verify);
+}
+
 /**
  * An authenticator over JSON Web Tokens in `Authorization: Bearer <token>`:
- * the signature must verify against `options.key`, `exp` and `nbf` must
+ * the signature must verify against `options.key` or a key of the set at
+ * `options.jwksUrl`, `exp` and `nbf` must
  * hold, and `iss` and `aud` must match when configured. The subject is the
  * principal's id; the roles claim (e.g. `["approver"]`) its roles. Any
  * failure is `null`, which the server answers with 401.
@@ -60,20 +80,22 @@ export function principalOfClaims(payload: JWTPayload, rolesClaim = 'roles'): Pr
  *   ...,
  *   authenticate: jwtAuth({ key: process.env.JWT_SECRET ?? '', issuer: 'https://id.example', audience: 'parley' }),
  * });
+ * // or, with the identity provider's published keys:
+ * jwtAuth({ jwksUrl: 'https://id.example/.well-known/jwks.json', issuer: 'https://id.example', audience: 'parley' });
  */
 export function jwtAuth(options: JwtAuthOptions): Authenticate {
-  const key = keyOf(options.key);
-  const verify = {
+  const verify: JWTVerifyOptions = {
     ...(options.algorithms === undefined ? {} : { algorithms: options.algorithms }),
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
     ...(options.audience === undefined ? {} : { audience: options.audience }),
     ...(options.clockTolerance === undefined ? {} : { clockTolerance: options.clockTolerance }),
   };
+  const verifyToken = verifierOf(options, verify);
   return async (request: Request): Promise<Principal | null> => {
     const token = bearerToken(request);
     if (token === undefined) return null;
     try {
-      const { payload } = await jwtVerify(token, key, verify);
+      const { payload } = await verifyToken(token);
       return principalOfClaims(payload, options.rolesClaim);
     } catch {
       return null;
