@@ -1,30 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { noteAgent, testServer } from '../test/support.js';
+import { z } from 'zod';
+import { callAsAlice, noteAgent, testServer } from '../test/support.js';
 import type { ParleyServer } from './create-server.js';
 
-const base = 'http://parley.test';
-
-function call(server: ParleyServer, method: string, path: string, body?: unknown) {
-  return server.fetch(
-    new Request(`${base}${path}`, {
-      method,
-      headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-}
-
-type Summary = {
-  status: string;
-  waiting: null | {
-    replyId: string;
-    deadline: string | null;
-    toolCalls: { id: string; name: string; input: string }[];
-  };
-};
+const summarySchema = z.object({
+  status: z.string(),
+  waiting: z
+    .object({
+      replyId: z.string(),
+      deadline: z.string().nullable(),
+      toolCalls: z.array(z.object({ id: z.string(), name: z.string(), input: z.string() })),
+    })
+    .nullable(),
+});
+type Summary = z.infer<typeof summarySchema>;
 
 async function summaryOf(server: ParleyServer, id: string): Promise<Summary> {
-  return (await (await call(server, 'GET', `/v1/sessions/${id}`)).json()) as Summary;
+  return summarySchema.parse(await (await callAsAlice(server, 'GET', `/v1/sessions/${id}`)).json());
 }
 
 describe('the expiry timer', () => {
@@ -34,9 +26,11 @@ describe('the expiry timer', () => {
       agent: { ...noteAgent(runs), parkTimeout: 50 },
       expireEveryMs: 20,
     });
-    const { id } = (await (await call(server, 'POST', '/v1/sessions')).json()) as { id: string };
+    const { id } = (await (await callAsAlice(server, 'POST', '/v1/sessions')).json()) as {
+      id: string;
+    };
     expect(
-      (await call(server, 'POST', `/v1/sessions/${id}/replies`, { input: 'note' })).status,
+      (await callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, { input: 'note' })).status,
     ).toBe(200);
     const parked = await summaryOf(server, id);
     const waiting = parked.waiting;
@@ -50,12 +44,12 @@ describe('the expiry timer', () => {
       summary = await summaryOf(server, id);
     }
     expect(summary.status).toBe('idle');
-    const approvals = (await (await call(server, 'GET', '/v1/approvals')).json()) as {
+    const approvals = (await (await callAsAlice(server, 'GET', '/v1/approvals')).json()) as {
       approvals: unknown[];
     };
     expect(approvals.approvals).toEqual([]);
 
-    const late = await call(server, 'POST', `/v1/sessions/${id}/replies`, {
+    const late = await callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, {
       input: {
         type: 'USER_CONFIRM_RESULT',
         replyId: waiting.replyId,

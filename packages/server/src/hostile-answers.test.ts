@@ -3,11 +3,9 @@ import type { ChatRequest } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { principals, testServer } from '../test/support.js';
+import { callAsAlice, principals, testServer } from '../test/support.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer } from './create-server.js';
-
-const base = 'http://parley.test';
 
 const waitingCallSchema = z.object({
   id: z.string(),
@@ -24,19 +22,6 @@ const summarySchema = z.object({
 type Summary = z.infer<typeof summarySchema>;
 const codeSchema = z.object({ code: z.string() });
 const finalSchema = z.object({ message: z.object({ finishedReason: z.string() }) });
-
-function call(server: ParleyServer, method: string, path: string, body?: unknown) {
-  return server.fetch(
-    new Request(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: 'Bearer alice',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-}
 
 /** The body of a response, checked against what the contract says it is. */
 async function json<T>(response: Response, schema: z.ZodType<T>): Promise<T> {
@@ -82,13 +67,13 @@ async function parkedOn(
   input: string,
 ): Promise<{ id: string; summary: Summary }> {
   const created = await json(
-    await call(server, 'POST', '/v1/sessions'),
+    await callAsAlice(server, 'POST', '/v1/sessions'),
     z.object({ id: z.string() }),
   );
-  const parked = await call(server, 'POST', `/v1/sessions/${created.id}/replies`, { input });
+  const parked = await callAsAlice(server, 'POST', `/v1/sessions/${created.id}/replies`, { input });
   expect(parked.status).toBe(200);
   const summary = await json(
-    await call(server, 'GET', `/v1/sessions/${created.id}`),
+    await callAsAlice(server, 'GET', `/v1/sessions/${created.id}`),
     summarySchema,
   );
   expect(summary.status).toBe('waiting');
@@ -96,8 +81,10 @@ async function parkedOn(
 }
 
 async function snapshot(server: ParleyServer, id: string): Promise<[Summary, unknown]> {
-  const summary = await json(await call(server, 'GET', `/v1/sessions/${id}`), summarySchema);
-  const messages: unknown = await (await call(server, 'GET', `/v1/sessions/${id}/messages`)).json();
+  const summary = await json(await callAsAlice(server, 'GET', `/v1/sessions/${id}`), summarySchema);
+  const messages: unknown = await (
+    await callAsAlice(server, 'GET', `/v1/sessions/${id}/messages`)
+  ).json();
   return [summary, messages];
 }
 
@@ -141,7 +128,7 @@ describe('hostile answers', () => {
     if (waiting === null) throw new Error('not waiting');
     expect(waiting.toolCalls.map((toolCall) => toolCall.awaiting)).toEqual(['external']);
     const before = await snapshot(server, id);
-    const refused = await call(
+    const refused = await callAsAlice(
       server,
       'POST',
       `/v1/sessions/${id}/replies`,
@@ -160,7 +147,7 @@ describe('hostile answers', () => {
     const [toolCall] = waiting?.toolCalls ?? [];
     if (waiting === null || toolCall === undefined) throw new Error('not waiting');
     const before = await snapshot(server, id);
-    const refused = await call(
+    const refused = await callAsAlice(
       server,
       'POST',
       `/v1/sessions/${id}/replies`,
@@ -169,7 +156,7 @@ describe('hostile answers', () => {
     expect(refused.status).toBe(400);
     expect((await json(refused, codeSchema)).code).toBe('invalid_tool_result');
     expect(await snapshot(server, id)).toEqual(before);
-    const accepted = await call(
+    const accepted = await callAsAlice(
       server,
       'POST',
       `/v1/sessions/${id}/replies`,
@@ -188,7 +175,9 @@ describe('hostile answers', () => {
     if (waiting === null) throw new Error('not waiting');
     const body = confirmationOf(waiting.replyId, waiting.toolCalls);
     const responses = await Promise.all(
-      Array.from({ length: 100 }, () => call(server, 'POST', `/v1/sessions/${id}/replies`, body)),
+      Array.from({ length: 100 }, () =>
+        callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, body),
+      ),
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
@@ -201,7 +190,7 @@ describe('hostile answers', () => {
     const raceCodes = ['stale_reply', 'concurrent_resume', 'stale_session', 'session_busy'];
     expect(codes.filter((code) => !raceCodes.includes(code))).toEqual([]);
     expect([...runs.values()]).toEqual([1]);
-    const after = await json(await call(server, 'GET', `/v1/sessions/${id}`), summarySchema);
+    const after = await json(await callAsAlice(server, 'GET', `/v1/sessions/${id}`), summarySchema);
     expect(after.status).toBe('idle');
   });
 });

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { testServer } from '../test/support.js';
+import { callAsAlice, testServer } from '../test/support.js';
 import type { ParleyServer } from './create-server.js';
 
 const base = 'http://parley.test';
-
-function call(server: ParleyServer, method: string, path: string, body?: unknown) {
-  return server.fetch(
-    new Request(`${base}${path}`, {
-      method,
-      headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-}
 
 /** The value of one sample in Prometheus text, or undefined. */
 async function sample(server: ParleyServer, name: string): Promise<number | undefined> {
@@ -45,18 +35,24 @@ describe('GET /metrics', () => {
     expect(scraped.headers.get('content-type')).toContain('text/plain');
     expect(await sample(server, 'parley_parked_replies')).toBe(0);
 
-    const { id } = (await (await call(server, 'POST', '/v1/sessions')).json()) as { id: string };
+    const { id } = (await (await callAsAlice(server, 'POST', '/v1/sessions')).json()) as {
+      id: string;
+    };
     expect(
-      (await call(server, 'POST', `/v1/sessions/${id}/replies`, { input: 'note' })).status,
+      (await callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, { input: 'note' })).status,
     ).toBe(200);
     expect(await sample(server, 'parley_parked_replies')).toBe(1);
-    const summary = (await (await call(server, 'GET', `/v1/sessions/${id}`)).json()) as {
+    const summary = (await (await callAsAlice(server, 'GET', `/v1/sessions/${id}`)).json()) as {
       waiting: Waiting;
     };
 
     const answer = confirmation(summary.waiting);
-    expect((await call(server, 'POST', `/v1/sessions/${id}/replies`, answer)).status).toBe(200);
-    expect((await call(server, 'POST', `/v1/sessions/${id}/replies`, answer)).status).toBe(409);
+    expect((await callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, answer)).status).toBe(
+      200,
+    );
+    expect((await callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, answer)).status).toBe(
+      409,
+    );
     expect(await sample(server, 'parley_parked_replies')).toBe(0);
     expect(await sample(server, 'parley_answers_total{outcome="accepted"}')).toBe(1);
     expect(await sample(server, 'parley_answers_total{outcome="stale_reply"}')).toBe(1);
@@ -65,7 +61,7 @@ describe('GET /metrics', () => {
     // Each server has a registry of its own.
     expect(await sample(other, 'parley_answers_total{outcome="accepted"}')).toBeUndefined();
 
-    const events = await call(server, 'GET', `/v1/sessions/${id}/events`);
+    const events = await callAsAlice(server, 'GET', `/v1/sessions/${id}/events`);
     expect(events.status).toBe(200);
     expect(await sample(server, 'parley_sse_clients')).toBe(1);
     await events.body?.cancel();

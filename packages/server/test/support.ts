@@ -114,3 +114,22 @@ export function testServer(
     ...options,
   });
 }
+
+/** A request to `server` as alice (the owner in `principals`), with `body` sent as JSON when given. */
+export function callAsAlice(
+  server: ParleyServer,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  return server.fetch(
+    new Request(`http://parley.test${path}`, {
+      method,
+      headers: {
+        authorization: 'Bearer alice',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+}
