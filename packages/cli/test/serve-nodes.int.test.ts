@@ -4,10 +4,11 @@
 // has run out; a replay from every Last-Event-ID, on any node, gives every
 // later event exactly once, in order.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { Pool, escapeIdentifier } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -126,6 +127,33 @@ describe.skipIf(url === '')('three parley serve nodes on one Postgres', () => {
     if (waiting === null) throw new Error('nothing is waiting');
     return waiting;
   }
+
+  it('runs the three-node examples of docs/guides/serving.md as written', () => {
+    const guide = readFileSync(
+      fileURLToPath(new URL('../../../docs/guides/serving.md', import.meta.url)),
+      'utf8',
+    );
+    const section = guide.slice(guide.indexOf('run as they are against three nodes'));
+    const examples = [...section.matchAll(/```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```/g)].map(
+      ([, script = '', output = '']) => ({ script, output }),
+    );
+    expect(examples).toHaveLength(2);
+    const marker = '@@example-done@@';
+    const script = examples.map(({ script }) => `${script}echo ${marker}\n`).join('');
+    const run = spawnSync('bash', ['-u', '-c', script], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        URL1: node(0).url,
+        URL2: node(1).url,
+        URL3: node(2).url,
+        TOKEN: alice,
+      },
+    });
+    expect(run.stderr).toBe('');
+    const outputs = run.stdout.split(`${marker}\n`).slice(0, examples.length);
+    expect(outputs).toEqual(examples.map(({ output }) => output));
+  }, 30_000);
 
   it('parks on node 1, answers on node 2, watches on node 3, and continues after node 2 dies', async () => {
     expect(alice).toMatch(/^pk_/);
