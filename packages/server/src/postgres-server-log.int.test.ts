@@ -12,6 +12,8 @@ import { EventFeed } from './event-feed.js';
 import { followEvents } from './follow.js';
 import { applyLogMigrations, POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';
 import { PostgresServerLog } from './postgres-server-log.js';
+import { postgresRateLimit } from './rate-limit.js';
+import { RateLimitedError } from './errors.js';
 import type { StoredEvent } from './server-log.js';
 
 const url = process.env.PARLEY_PG_URL ?? '';
@@ -172,5 +174,61 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     }
     expect(seen).toEqual([1, 2, 3, ...continued.map((stored) => stored.seq)]);
     await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
+  it('takes the LISTEN connection again after it dies, and tells followers to read the log', async () => {
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const channel = randomName('parley_events');
+    const failures: Error[] = [];
+    const reader = await PostgresServerLog.open({
+      connectionString: url,
+      schema,
+      channel,
+      onError: (error) => failures.push(error),
+    });
+    const writer = await PostgresServerLog.open({ connectionString: url, schema, channel });
+    const heard: number[] = [];
+    let wake: (() => void) | undefined;
+    const next = () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    const stop = await reader.watch('s1', (seq) => {
+      heard.push(seq);
+      wake?.();
+    });
+    const resynced = next();
+    await admin?.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, [
+      `LISTEN ${escapeIdentifier(channel)}`,
+    ]);
+    await resynced;
+    expect(heard).toEqual([Number.MAX_SAFE_INTEGER]);
+    expect(failures.length).toBeGreaterThan(0);
+    const after = next();
+    await writer.append('s1', [{ seq: 1, type: 'A', data: '{}' }], 1);
+    await after;
+    expect(heard).toEqual([Number.MAX_SAFE_INTEGER, 1]);
+    stop();
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it("shares a principal's rate limit between nodes", async () => {
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const pools = [new Pool({ connectionString: url }), new Pool({ connectionString: url })];
+    await admin?.query(`CREATE SCHEMA ${escapeIdentifier(schema)}`);
+    const [nodeA, nodeB] = await Promise.all(
+      pools.map((pool) => postgresRateLimit({ requests: 3, windowSeconds: 60 }, { pool, schema })),
+    );
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no limits');
+    const alice = { id: 'alice' };
+    await nodeA.take(alice);
+    await nodeB.take(alice);
+    await nodeA.take(alice);
+    const refused = await nodeB.take(alice).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    await nodeB.take({ id: 'bob' });
+    await Promise.all(pools.map((pool) => pool.end()));
   });
 });
