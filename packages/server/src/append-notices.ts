@@ -112,6 +112,13 @@ export class AppendNotices {
       client.release(toError(error));
       throw error;
     }
+    if (this.closed) {
+      client.off('notification', onNotification);
+      client.off('error', onFailure);
+      client.on('error', () => undefined);
+      client.release(true);
+      throw new Error('The log is closed.');
+    }
     return client;
   }
 
