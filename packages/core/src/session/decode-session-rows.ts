@@ -12,7 +12,9 @@ import { decodeStoredSession } from './stored-state.js';
  * is the text of the `state` column; `messageCount` is `null` for a
  * session stored before message rows, whose `state` is the whole state),
  * and the message rows written after version `since` (all of them when
- * `since` is 0), in any order.
+ * `since` is 0), in any order. A row is `[position, text, digest]` as the
+ * database gives it (a driver's array row mode; further columns are
+ * ignored), so a load of a long session makes no object per row.
  */
 export type StoredSessionRows = {
   version: number;
@@ -20,7 +22,7 @@ export type StoredSessionRows = {
   messageCount: number | null;
   leaseUntil: string | null | undefined;
   since: number;
-  rows: readonly { position: unknown; text: unknown; digest: unknown }[];
+  rows: readonly (readonly unknown[])[];
 };
 
 /**
@@ -79,7 +81,9 @@ export function decodeSessionRows(
   const texts: (string | undefined)[] = new Array<string | undefined>(count);
   const fresh: (Msg | undefined)[] = new Array<Msg | undefined>(count);
   for (const row of read.rows) {
-    const { position, text, digest } = row;
+    const position = row[0];
+    const text = row[1];
+    const digest = row[2];
     if (typeof position !== 'number' || !Number.isInteger(position)) {
       throw refuse('has a message row with no valid position');
     }

@@ -46,7 +46,7 @@ describe('message rows', () => {
       messageCount: 2,
       leaseUntil: null,
       since: 0,
-      rows: moved,
+      rows: moved.map(({ position, text, digest }) => [position, text, digest]),
     });
     expect(decodeSessionRows('s', read(rows), undefined).session.state).toStrictEqual(state);
     const [zero, one] = rows;
