@@ -16,7 +16,6 @@
 // (/proc/self/io wchar: WAL frames and checkpoints), per round trip.
 //
 //   HISTORY=0,100,1000 npx tsx bench/park-resume.ts      (the axis alone: PARTS=history)
-//   SETTLE_GC=1 node --expose-gc --import tsx bench/park-resume.ts   (see `settleGc`)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentState, Msg, SessionStore } from '@parley/core';
@@ -125,29 +124,8 @@ type Point = {
   bytes: number;
 };
 
-/**
- * With `node --expose-gc` and SETTLE_GC=1: a full collection before each
- * timed side, outside its timing, so that no side pays for marking or
- * sweeping the other's garbage (the floor makes megabytes of it per round
- * trip at 1,000 turns, and Parley's cache is the larger live heap to mark).
- * Each side still pays for the collections its own allocations set off.
- */
-const settleGc: () => void = (() => {
-  const gc: unknown = Reflect.get(globalThis, 'gc');
-  return process.env.SETTLE_GC === '1' && typeof gc === 'function'
-    ? () => {
-        Reflect.apply(gc, undefined, []);
-      }
-    : () => undefined;
-})();
-
-/** Whether the runs below collect garbage between sides (see `settleGc`). */
-export const gcSettled = (): boolean =>
-  process.env.SETTLE_GC === '1' && typeof Reflect.get(globalThis, 'gc') === 'function';
-
-/** Times one side: wall and CPU time, after settling the heap if asked. */
+/** Times one side: wall and CPU time. */
 async function timed(side: () => Promise<void>): Promise<Side> {
-  settleGc();
   const cpu = process.cpuUsage();
   const start = performance.now();
   await side();
@@ -217,11 +195,9 @@ async function measure(
   const coldParley: number[] = [];
   const coldFloor: number[] = [];
   for (let sample = 0; sample < COLD_LOADS; sample++) {
-    settleGc();
     let start = performance.now();
     if ((await cold.load(id)) === undefined) throw new Error('not loaded');
     coldParley.push(performance.now() - start);
-    settleGc();
     start = performance.now();
     parseList(await floor.read(id));
     coldFloor.push(performance.now() - start);
@@ -242,9 +218,7 @@ const verdict = (value: number, target: number): string =>
 
 /** Prints the axis of one backend and its targets. */
 function report(label: string, points: Point[], withBytes: boolean): void {
-  console.log(
-    `  ${label} (medians${gcSettled() ? '; full GC before each timed side, outside it' : ''}):`,
-  );
+  console.log(`  ${label} (medians):`);
   console.log(
     '    earlier turns | floor | Parley steps | Parley boundaries | steps/floor | boundaries/floor | ' +
       'steps/steps@0 | boundaries/boundaries@0 | CPU floor | CPU steps | CPU boundaries | ' +
