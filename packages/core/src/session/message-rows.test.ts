@@ -126,6 +126,25 @@ describe('message rows', () => {
     expect(three.bytes).toBe(one.bytes);
   });
 
+  it('keeps the last message of a save that drops the messages after it', () => {
+    const state = historyState('s', 2);
+    const first = planSessionWrite('s', state, 0, {}, undefined).entry;
+    const shorter = { ...state, context: state.context.slice(0, 3) };
+    const plan = planSessionWrite('s', shorter, 1, {}, first);
+    expect(plan.trim).toBe(true);
+    expect(plan.entry.count).toBe(3);
+    expect(
+      Array.from({ length: 3 }, (_, position) => cachedText(plan.entry, position)),
+    ).toStrictEqual(shorter.context.map((message) => JSON.stringify(message)));
+    const head = plan.head;
+    const loaded = decodeSessionRows(
+      's',
+      { version: 2, head, messageCount: 3, leaseUntil: null, since: 2, rows: [] },
+      plan.entry,
+    );
+    expect(loaded.session.state).toStrictEqual(shorter);
+  });
+
   it('refuses a duplicate tool call id in a message it is asked to write', () => {
     const state = sampleState('s');
     const reply = state.context[1];

@@ -61,10 +61,12 @@ export function planSessionWrite(
   const count = context.length;
   const known = base?.version === expectedVersion ? base : undefined;
   // The messages before the last one known that are the objects it holds:
-  // their rows stand, unread.
+  // their rows stand, unread. The last message of `state` is always
+  // serialized (it is the entry's `lastText`), even when a save drops the
+  // messages after it.
   let same = 0;
   if (known !== undefined) {
-    const limit = Math.min(count, known.count - 1);
+    const limit = Math.min(count - 1, known.count - 1);
     const held = known.messages;
     while (same < limit && context[same] === held[same]) same++;
   }
