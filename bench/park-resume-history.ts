@@ -4,7 +4,8 @@
 // FULL and NORMAL and on Postgres.
 //
 // Parley: each round trip (park, resume) runs on a fresh session of exactly
-// that history, seeded before the timed runs (SQLite's WAL is checkpointed
+// that history, once with each write schedule ('steps' and 'boundaries', on
+// sessions of their own), seeded before the timed runs (SQLite's WAL is checkpointed
 // then) by the store that serves it, whose cache is made big enough to hold
 // them all: the same process served each session last. Floor: one row
 // holding the JSON of the same message list; each half of a round trip
@@ -24,6 +25,13 @@ import { PostgresSessionStore } from '@parley/store-postgres';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ms, park, quantile, ratio, resume, sessionsOn } from './park-resume-workload.js';
+import type { HistoryFloor } from './park-resume-history-floor.js';
+import {
+  PgHistoryFloor,
+  SqliteHistoryFloor,
+  floorRoundTrip,
+  parseList,
+} from './park-resume-history-floor.js';
 
 const HISTORY = (process.env.HISTORY ?? '0,100,1000,10000').split(',').map(Number);
 const COLD_LOADS = 20;
@@ -102,104 +110,44 @@ function bytesWritten(): number {
   return match === null ? Number.NaN : Number(match[1]);
 }
 
-/** The floor: the message list as one JSON text, read, parsed, appended and written whole. */
-interface HistoryFloor {
-  seed(id: string, text: string): Promise<void>;
-  read(id: string): Promise<string>;
-  write(id: string, text: string): Promise<void>;
-}
-
-class SqliteHistoryFloor implements HistoryFloor {
-  private readonly database: Database.Database;
-  constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
-    this.database = new Database(path);
-    this.database.pragma('journal_mode = WAL');
-    this.database.pragma(`synchronous = ${synchronous}`);
-    this.database.exec('CREATE TABLE floor (id TEXT PRIMARY KEY, messages TEXT NOT NULL)');
-  }
-  async seed(id: string, text: string): Promise<void> {
-    this.database.prepare('INSERT INTO floor (id, messages) VALUES (?, ?)').run(id, text);
-  }
-  async read(id: string): Promise<string> {
-    const row = this.database
-      .prepare<[string], { messages: string }>('SELECT messages FROM floor WHERE id = ?')
-      .get(id);
-    if (row === undefined) throw new Error('missing');
-    return row.messages;
-  }
-  async write(id: string, text: string): Promise<void> {
-    this.database.prepare('UPDATE floor SET messages = ? WHERE id = ?').run(text, id);
-  }
-  close(): void {
-    this.database.close();
-  }
-}
-
-class PgHistoryFloor implements HistoryFloor {
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly table: string,
-  ) {}
-  static async open(pool: pg.Pool, schema: string): Promise<PgHistoryFloor> {
-    const table = `${pg.escapeIdentifier(schema)}.history_floor`;
-    await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, messages text NOT NULL)`);
-    return new PgHistoryFloor(pool, table);
-  }
-  async seed(id: string, text: string): Promise<void> {
-    await this.pool.query(`INSERT INTO ${this.table} (id, messages) VALUES ($1, $2)`, [id, text]);
-  }
-  async read(id: string): Promise<string> {
-    const result = await this.pool.query<{ messages: string }>(
-      `SELECT messages FROM ${this.table} WHERE id = $1`,
-      [id],
-    );
-    const text = result.rows[0]?.messages;
-    if (text === undefined) throw new Error('missing');
-    return text;
-  }
-  async write(id: string, text: string): Promise<void> {
-    await this.pool.query(`UPDATE ${this.table} SET messages = $1 WHERE id = $2`, [text, id]);
-  }
-}
-
-/** Parsed JSON as a list (the floor trusts its own rows, as a hand-made loop would). */
-function parseList(text: string): unknown[] {
-  const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value)) throw new Error('not a list');
-  return value;
-}
-
-/** The floor's round trip: the pause appends the user message and the call; the resume the result and the answer. */
-async function floorRoundTrip(floor: HistoryFloor, id: string, turn: number): Promise<void> {
-  const paused = parseList(await floor.read(id));
-  paused.push(
-    { id: `fu${turn}`, role: 'user', content: 'Write the note', createdAt },
-    {
-      id: `fa${turn}`,
-      role: 'assistant',
-      createdAt,
-      content: [{ type: 'tool_call', id: `fc${turn}`, name: 'write_file', input: '{}' }],
-    },
-  );
-  await floor.write(id, JSON.stringify(paused));
-  const resumed = parseList(await floor.read(id));
-  resumed.push({ type: 'tool_result', id: `fc${turn}`, output: 'ok', state: 'success' });
-  resumed.push({ type: 'text', text: 'done' });
-  await floor.write(id, JSON.stringify(resumed));
-}
+/** Medians of one side at one point of the axis. */
+type Side = { time: number; cpu: number };
 
 type Point = {
   turns: number;
-  parley: number;
-  floor: number;
-  parleyCpu: number;
-  floorCpu: number;
+  steps: Side;
+  boundaries: Side;
+  floor: Side;
   coldParley: number;
   coldFloor: number;
+  /** Bytes written per round trip, persist 'steps'. */
   bytes: number;
 };
 
-/** One point of the axis: round trips, cold loads and bytes, Parley and floor interleaved. */
+/** Times one side: wall and CPU time. */
+async function timed(side: () => Promise<void>): Promise<Side> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await side();
+  return { time: performance.now() - start, cpu: cpuSince(cpu) };
+}
+
+/** The medians of the timed samples. */
+const medians = (samples: Side[]): Side => ({
+  time: quantile(
+    samples.map((sample) => sample.time),
+    0.5,
+  ),
+  cpu: quantile(
+    samples.map((sample) => sample.cpu),
+    0.5,
+  ),
+});
+
+/**
+ * One point of the axis: round trips (Parley with both write schedules, on
+ * sessions of their own, and the floor, interleaved), cold loads and bytes.
+ */
 async function measure(
   turns: number,
   store: SessionStore,
@@ -207,12 +155,14 @@ async function measure(
   floor: HistoryFloor,
   settle: () => void,
 ): Promise<Point> {
-  const sessions = sessionsOn(store);
+  const steps = sessionsOn(store, 'steps');
+  const boundaries = sessionsOn(store, 'boundaries');
   const rounds = roundsAt(turns);
-  const parleyTimes: number[] = [];
-  const floorTimes: number[] = [];
-  const parleyCpu: number[] = [];
-  const floorCpu: number[] = [];
+  const samples: { steps: Side[]; boundaries: Side[]; floor: Side[] } = {
+    steps: [],
+    boundaries: [],
+    floor: [],
+  };
   let bytes = 0;
   const warmUp = Math.ceil(rounds / 5);
   // Fresh sessions of exactly `turns` earlier turns, seeded before any is timed.
@@ -223,27 +173,22 @@ async function measure(
   );
   for (const id of ids) {
     await store.save(id, seedState(id, turns), 0);
+    await store.save(`${id}-b`, seedState(`${id}-b`, turns), 0);
     await floor.seed(id, seedText);
   }
   settle();
   for (const [index, id] of ids.entries()) {
     const before = bytesWritten();
-    let cpu = process.cpuUsage();
-    let start = performance.now();
-    await resume(sessions, id, await park(sessions, id));
-    const parleyTime = performance.now() - start;
-    const parleyUsed = cpuSince(cpu);
+    const parley = await timed(async () => resume(steps, id, await park(steps, id)));
     const written = bytesWritten() - before;
-    cpu = process.cpuUsage();
-    start = performance.now();
-    await floorRoundTrip(floor, id, index);
-    const floorTime = performance.now() - start;
-    const floorUsed = cpuSince(cpu);
+    const bounded = await timed(async () =>
+      resume(boundaries, `${id}-b`, await park(boundaries, `${id}-b`)),
+    );
+    const floorSide = await timed(() => floorRoundTrip(floor, id, index));
     if (index < warmUp) continue;
-    parleyTimes.push(parleyTime);
-    floorTimes.push(floorTime);
-    parleyCpu.push(parleyUsed);
-    floorCpu.push(floorUsed);
+    samples.steps.push(parley);
+    samples.boundaries.push(bounded);
+    samples.floor.push(floorSide);
     bytes += written;
   }
   const id = ids.at(-1) ?? '';
@@ -259,10 +204,9 @@ async function measure(
   }
   return {
     turns,
-    parley: quantile(parleyTimes, 0.5),
-    floor: quantile(floorTimes, 0.5),
-    parleyCpu: quantile(parleyCpu, 0.5),
-    floorCpu: quantile(floorCpu, 0.5),
+    steps: medians(samples.steps),
+    boundaries: medians(samples.boundaries),
+    floor: medians(samples.floor),
     coldParley: quantile(coldParley, 0.5),
     coldFloor: quantile(coldFloor, 0.5),
     bytes: bytes / rounds,
@@ -274,31 +218,37 @@ const verdict = (value: number, target: number): string =>
 
 /** Prints the axis of one backend and its targets. */
 function report(label: string, points: Point[], withBytes: boolean): void {
-  console.log(`  ${label}, persist 'steps' (medians):`);
+  console.log(`  ${label} (medians):`);
   console.log(
-    '    earlier turns | floor | Parley | Parley/floor | Parley/Parley@0 | CPU floor | CPU Parley | ' +
-      'CPU Parley/Parley@0 | cold load Parley | cold load floor' +
-      (withBytes ? ' | bytes written per round trip' : ''),
+    '    earlier turns | floor | Parley steps | Parley boundaries | steps/floor | boundaries/floor | ' +
+      'steps/steps@0 | boundaries/boundaries@0 | CPU floor | CPU steps | CPU boundaries | ' +
+      'CPU steps/steps@0 | cold load Parley | cold load floor' +
+      (withBytes ? ' | bytes written per round trip (steps)' : ''),
   );
   const zero = points.find((point) => point.turns === 0);
+  const of = (value: number, base: number | undefined): string =>
+    base === undefined ? '-' : ratio(value, base);
   for (const point of points) {
     console.log(
-      `    ${point.turns} | ${ms(point.floor)} | ${ms(point.parley)} | ${ratio(point.parley, point.floor)} | ` +
-        `${zero === undefined ? '-' : ratio(point.parley, zero.parley)} | ${ms(point.floorCpu)} | ` +
-        `${ms(point.parleyCpu)} | ${zero === undefined ? '-' : ratio(point.parleyCpu, zero.parleyCpu)} | ` +
+      `    ${point.turns} | ${ms(point.floor.time)} | ${ms(point.steps.time)} | ` +
+        `${ms(point.boundaries.time)} | ${ratio(point.steps.time, point.floor.time)} | ` +
+        `${ratio(point.boundaries.time, point.floor.time)} | ${of(point.steps.time, zero?.steps.time)} | ` +
+        `${of(point.boundaries.time, zero?.boundaries.time)} | ${ms(point.floor.cpu)} | ` +
+        `${ms(point.steps.cpu)} | ${ms(point.boundaries.cpu)} | ${of(point.steps.cpu, zero?.steps.cpu)} | ` +
         `${ms(point.coldParley)} | ${ms(point.coldFloor)}` +
         (withBytes ? ` | ${(point.bytes / 1024).toFixed(1)} KB` : ''),
     );
   }
   const thousand = points.find((point) => point.turns === 1000);
   if (zero === undefined || thousand === undefined) return;
-  console.log(`    round trip at 1,000 / at 0: ${verdict(thousand.parley / zero.parley, 1.5)}`);
-  console.log(
-    `    (CPU time of the round trip at 1,000 / at 0: ${ratio(thousand.parleyCpu, zero.parleyCpu)})`,
-  );
-  console.log(
-    `    round trip at 1,000 / floor at 1,000: ${verdict(thousand.parley / thousand.floor, 0.5)}`,
-  );
+  for (const persist of ['steps', 'boundaries'] as const) {
+    console.log(
+      `    '${persist}': round trip at 1,000 / at 0: ` +
+        `${verdict(thousand[persist].time / zero[persist].time, 1.5)}; ` +
+        `CPU time ${ratio(thousand[persist].cpu, zero[persist].cpu)}; ` +
+        `at 1,000 / floor at 1,000: ${verdict(thousand[persist].time / thousand.floor.time, 0.5)}`,
+    );
+  }
   console.log(
     `    cold load at 1,000 / floor's: ${verdict(thousand.coldParley / thousand.coldFloor, 1)}`,
   );

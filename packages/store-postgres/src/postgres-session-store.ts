@@ -7,6 +7,7 @@ import type {
   StoredSession,
 } from '@parley/core';
 import {
+  InvalidStateError,
   SessionCache,
   StaleSessionError,
   decodeSessionRows,
@@ -41,17 +42,12 @@ export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool
 };
 
 /**
- * A row of the load statement: the head row (`position` -1, with version,
- * state, count and lease) or a message row (with its text and digest).
+ * A row of the load statement, in array row mode (no object per row):
+ * `[position, text, digest, version, message_count, lease_until]`. The
+ * head row has position -1 and the state as its text; a message row has
+ * its text and digest and nulls after.
  */
-type LoadRow = {
-  position: number;
-  version: number | null;
-  text: unknown;
-  message_count: number | null;
-  lease_until: string | null;
-  digest: unknown;
-};
+type LoadRow = unknown[];
 
 /** A timestamptz column as `toISOString()` writes it (UTC, milliseconds). */
 const isoText = (column: string): string =>
@@ -143,33 +139,45 @@ export class PostgresSessionStore implements SessionStore {
     await this.migrate();
     const base = this.cache.get(sessionId);
     const cached = base?.version ?? 0;
-    const result = await this.pool.query<LoadRow>(
-      `WITH head AS (
+    const result = await this.pool.query<LoadRow>({
+      text: `WITH head AS (
          SELECT version, state, message_count, ${isoText('lease_until')} AS lease_until
          FROM ${this.table.sessions} WHERE id = $1
        )
-       SELECT -1 AS position, version, state AS text, message_count, lease_until,
-         NULL::text AS digest
+       SELECT -1 AS position, state AS text, NULL::text AS digest, version, message_count,
+         lease_until
        FROM head
        UNION ALL
-       SELECT m.position, NULL, m.message, NULL, NULL, m.digest
+       SELECT m.position, m.message, m.digest, NULL, NULL, NULL
        FROM head JOIN ${this.table.messages} m ON m.session_id = $1
        WHERE head.message_count IS NOT NULL AND head.version <> $2
          AND m.written_version > CASE WHEN head.version > $2 THEN $2 ELSE 0 END`,
-      [sessionId, cached],
-    );
-    const head = result.rows.find((row) => row.position === -1);
-    if (head?.version === undefined || head.version === null) return undefined;
-    const since = head.version >= cached ? cached : 0;
+      values: [sessionId, cached],
+      rowMode: 'array',
+    });
+    const rows = result.rows;
+    const headAt = rows.findIndex((row) => row[0] === -1);
+    const head = rows[headAt];
+    const version = head?.[3];
+    if (head === undefined || typeof version !== 'number') return undefined;
+    const count = head[4];
+    const lease = head[5];
+    if (count !== null && typeof count !== 'number') {
+      throw new InvalidStateError(`Stored message count of session '${sessionId}' is no number.`, {
+        sessionId,
+      });
+    }
+    rows.splice(headAt, 1);
+    const since = version >= cached ? cached : 0;
     const { session, entry } = decodeSessionRows(
       sessionId,
       {
-        version: head.version,
-        head: head.text,
-        messageCount: head.message_count,
-        leaseUntil: head.lease_until,
+        version,
+        head: head[1],
+        messageCount: count,
+        leaseUntil: typeof lease === 'string' ? lease : null,
         since,
-        rows: result.rows.filter((row) => row.position !== -1),
+        rows,
       },
       base,
     );

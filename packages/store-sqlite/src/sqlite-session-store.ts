@@ -43,7 +43,8 @@ type HeadRow = {
   message_count: number | null;
   lease_until: string | null;
 };
-type MessageRowRead = { position: unknown; text: unknown; digest: unknown };
+/** A message row as read: `[position, text, digest]` (array row mode: no object per row). */
+type MessageRowRead = unknown[];
 type HeadWrite = {
   id: string;
   state: string;
@@ -117,10 +118,12 @@ export class SqliteSessionStore implements SessionStore {
     this.selectHead = database.prepare(
       'SELECT version, state, message_count, lease_until FROM sessions WHERE id = ?',
     );
-    this.selectRows = database.prepare(
-      `SELECT position, message AS text, digest FROM session_messages
-       WHERE session_id = ? AND written_version > ?`,
-    );
+    this.selectRows = database
+      .prepare<[string, number], MessageRowRead>(
+        `SELECT position, message, digest FROM session_messages
+         WHERE session_id = ? AND written_version > ?`,
+      )
+      .raw();
     this.selectVersion = database.prepare('SELECT version FROM sessions WHERE id = ?');
     this.insertSession = database.prepare(
       `INSERT INTO sessions (id, version, state, updated_at, deadline, lease_until, message_count)
@@ -162,13 +165,22 @@ export class SqliteSessionStore implements SessionStore {
     );
     this.write = (...args) => write.immediate(...args);
     // One read transaction: the head and the rows come from the same snapshot.
-    this.read = database.transaction((sessionId: string, since: number): Read => {
+    const readRows = database.transaction((sessionId: string, since: number): Read => {
       const head = this.selectHead.get(sessionId);
       if (head === undefined || head.message_count === null) return { head, since: 0, rows: [] };
       const from = head.version >= since ? since : 0;
       const rows = head.version === from ? [] : this.selectRows.all(sessionId, from);
       return { head, since: from, rows };
     });
+    // The head alone is one statement, a snapshot of its own: when it says
+    // no row is to be read (no session, a whole state, or the version the
+    // cache holds), no transaction is begun and committed around it.
+    this.read = (sessionId, since) => {
+      const head = this.selectHead.get(sessionId);
+      if (head === undefined || head.message_count === null) return { head, since: 0, rows: [] };
+      if (head.version === since) return { head, since, rows: [] };
+      return readRows(sessionId, since);
+    };
   }
 
   async load(sessionId: string): Promise<StoredSession | undefined> {

@@ -2,8 +2,8 @@ import { InvalidStateError } from '../errors/index.js';
 import type { Msg } from '../message/index.js';
 import { joinStateHead, parseStateHead } from '../state/head.js';
 import type { CachedSession } from './session-cache.js';
-import { cachedBytes } from './session-cache.js';
-import { messageDigest, parseStored } from './stored-message.js';
+import { cachedBytes, cachedMessage, cachedText } from './session-cache.js';
+import { digestMatches, parseStored } from './stored-message.js';
 import type { StoredSession } from './session-store.js';
 import { decodeStoredSession } from './stored-state.js';
 
@@ -12,7 +12,9 @@ import { decodeStoredSession } from './stored-state.js';
  * is the text of the `state` column; `messageCount` is `null` for a
  * session stored before message rows, whose `state` is the whole state),
  * and the message rows written after version `since` (all of them when
- * `since` is 0), in any order.
+ * `since` is 0), in any order. A row is `[position, text, digest]` as the
+ * database gives it (a driver's array row mode; further columns are
+ * ignored), so a load of a long session makes no object per row.
  */
 export type StoredSessionRows = {
   version: number;
@@ -20,7 +22,7 @@ export type StoredSessionRows = {
   messageCount: number | null;
   leaseUntil: string | null | undefined;
   since: number;
-  rows: readonly { position: unknown; text: unknown; digest: unknown }[];
+  rows: readonly (readonly unknown[])[];
 };
 
 /**
@@ -70,23 +72,25 @@ export function decodeSessionRows(
     return loaded;
   };
   // Nothing written since the cached version: the cached messages, and the last parsed anew.
-  if (known !== undefined && read.rows.length === 0 && count === known.texts.length) {
-    const context = known.messages.slice();
-    const lastText = known.texts[count - 1];
+  if (known !== undefined && read.rows.length === 0 && count === known.count) {
+    const context = known.messages.slice(0, Math.max(0, count - 1));
+    const lastText = known.lastText;
     if (lastText !== undefined) context.push(parseStored(sessionId, count - 1, lastText));
     return { session: session(context), entry: known };
   }
   const texts: (string | undefined)[] = new Array<string | undefined>(count);
   const fresh: (Msg | undefined)[] = new Array<Msg | undefined>(count);
   for (const row of read.rows) {
-    const { position, text, digest } = row;
+    const position = row[0];
+    const text = row[1];
+    const digest = row[2];
     if (typeof position !== 'number' || !Number.isInteger(position)) {
       throw refuse('has a message row with no valid position');
     }
     if (position < 0 || position >= count || texts[position] !== undefined) {
       throw refuse(`has a message row at ${position} where it has none (${count} messages)`);
     }
-    if (typeof text !== 'string' || digest !== messageDigest(sessionId, position, text)) {
+    if (typeof text !== 'string' || !digestMatches(sessionId, position, text, digest)) {
       throw refuse(
         `has a message row at ${position} that does not match its digest (changed outside Parley)`,
       );
@@ -95,12 +99,15 @@ export function decodeSessionRows(
     fresh[position] = parseStored(sessionId, position, text);
   }
   const context: Msg[] = [];
-  const allTexts: string[] = [];
+  const before: string[] = [];
+  let lastText: string | undefined;
   for (let position = 0; position < count; position++) {
-    const text = texts[position] ?? known?.texts[position];
+    const text = texts[position] ?? (known === undefined ? undefined : cachedText(known, position));
     if (text === undefined) throw refuse(`is missing message row ${position}`);
-    allTexts.push(text);
-    const cached = position < count - 1 ? known?.messages[position] : undefined;
+    if (position === count - 1) lastText = text;
+    else before.push(text);
+    const cached =
+      position < count - 1 && known !== undefined ? cachedMessage(known, position) : undefined;
     context.push(fresh[position] ?? cached ?? parseStored(sessionId, position, text));
   }
   const loaded = session(context);
@@ -108,9 +115,11 @@ export function decodeSessionRows(
   const entry: CachedSession = {
     version: read.version,
     head: read.head,
-    texts: allTexts,
+    count,
+    lastText,
+    texts: before,
     messages: context.slice(0, -1),
-    bytes: cachedBytes(read.head, allTexts),
+    bytes: cachedBytes(read.head, before) + 3 * (lastText?.length ?? 0),
   };
   return { session: loaded, entry };
 }

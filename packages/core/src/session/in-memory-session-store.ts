@@ -74,7 +74,7 @@ export class InMemorySessionStore implements SessionStore {
     const base = this.cache.get(sessionId);
     const since = base !== undefined && base.version <= stored.version ? base.version : 0;
     const rows = [...(this.tables.messages.get(sessionId) ?? [])].flatMap(([position, row]) =>
-      row.writtenVersion > since ? [{ position, text: row.text, digest: row.digest }] : [],
+      row.writtenVersion > since ? [[position, row.text, row.digest]] : [],
     );
     const { session, entry } = decodeSessionRows(
       sessionId,

@@ -7,7 +7,13 @@ export type {
 } from './in-memory-session-store.js';
 export { InMemorySessionStore, emptySessionTables } from './in-memory-session-store.js';
 export type { CachedSession } from './session-cache.js';
-export { DEFAULT_SESSION_CACHE_BYTES, SessionCache, cachedBytes } from './session-cache.js';
+export {
+  DEFAULT_SESSION_CACHE_BYTES,
+  SessionCache,
+  cachedBytes,
+  cachedMessage,
+  cachedText,
+} from './session-cache.js';
 export type { MessageRow, SessionWrite } from './message-rows.js';
 export { planSessionWrite } from './message-rows.js';
 export { messageDigest } from './stored-message.js';

@@ -9,7 +9,7 @@ import { serializeStateHead } from '../state/index.js';
 import type { SaveOptions } from './session-store.js';
 import { parkedDeadline, storedLease } from './session-store.js';
 import type { CachedSession } from './session-cache.js';
-import { cachedBytes } from './session-cache.js';
+import { cachedBytes, cachedText } from './session-cache.js';
 import { messageDigest } from './stored-message.js';
 
 /**
@@ -61,45 +61,67 @@ export function planSessionWrite(
   const count = context.length;
   const known = base?.version === expectedVersion ? base : undefined;
   // The messages before the last one known that are the objects it holds:
-  // their rows stand, unread.
+  // their rows stand, unread. The last message of `state` is always
+  // serialized (it is the entry's `lastText`), even when a save drops the
+  // messages after it.
   let same = 0;
   if (known !== undefined) {
-    const limit = Math.min(count, known.messages.length);
+    const limit = Math.min(count - 1, known.count - 1);
     const held = known.messages;
     while (same < limit && context[same] === held[same]) same++;
   }
-  const texts: string[] = known === undefined ? [] : known.texts.slice(0, same);
-  const messages: Msg[] = known === undefined ? [] : known.messages.slice(0, same);
+  // The known lists are extended in place when they hold exactly the
+  // messages that stand (nobody appended to them yet), else copied: see
+  // `CachedSession`. A refused save may leave an append behind; the next
+  // save from the same entry then copies.
+  const extend =
+    known !== undefined && known.texts.length === same && known.messages.length === same;
+  const texts: string[] = extend ? known.texts : (known?.texts.slice(0, same) ?? []);
+  const messages: Msg[] = extend ? known.messages : (known?.messages.slice(0, same) ?? []);
   const rows: MessageRow[] = [];
+  let lastText: string | undefined;
+  let characters = 0;
   for (let position = same; position < count; position++) {
     const message = context[position];
     // Not a string when the context holds something JSON cannot write (refused below).
     const text: string | undefined = JSON.stringify(message);
-    if (text === undefined || text !== known?.texts[position]) {
+    if (text === undefined || known === undefined || text !== cachedText(known, position)) {
       checkedMessage(sessionId, position, text);
       if (text === undefined) continue; // not reached: checkedMessage refused it
       rows.push({ position, text, digest: messageDigest(sessionId, position, text) });
     }
-    texts.push(text);
-    // Kept as given: from here on it is not changed in place (see `CachedSession`).
-    if (position < count - 1 && message !== undefined) messages.push(message);
+    characters += text.length;
+    if (position === count - 1) {
+      lastText = text;
+    } else if (message !== undefined) {
+      // Kept as given: from here on it is not changed in place (see `CachedSession`).
+      texts.push(text);
+      messages.push(message);
+    }
   }
   const head = serializeStateHead(state);
+  // What the known entry counted for the head and the messages from `same` on goes; the new ones come.
   const knownBytes =
-    known === undefined ? 0 : known.bytes - cachedBytes(known.head, known.texts, same);
+    known === undefined
+      ? 0
+      : known.bytes -
+        cachedBytes(known.head, known.texts, same, known.count - 1) -
+        3 * (known.lastText?.length ?? 0);
   return {
     head,
     messageCount: count,
     rows,
-    trim: known === undefined ? expectedVersion !== 0 : count < known.texts.length,
+    trim: known === undefined ? expectedVersion !== 0 : count < known.count,
     deadline: parkedDeadline(state),
     leaseUntil,
     entry: {
       version: expectedVersion + 1,
       head,
+      count,
+      lastText,
       texts,
       messages,
-      bytes: knownBytes + cachedBytes(head, texts, same),
+      bytes: knownBytes + cachedBytes(head, []) + 3 * characters,
     },
   };
 }

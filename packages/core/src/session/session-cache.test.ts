@@ -6,6 +6,8 @@ import { SessionCache, cachedBytes } from './session-cache.js';
 const entry = (version: number, bytes: number): CachedSession => ({
   version,
   head: '{}',
+  count: 0,
+  lastText: undefined,
   texts: [],
   messages: [],
   bytes,

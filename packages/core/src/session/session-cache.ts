@@ -2,35 +2,63 @@ import { InvalidInputError } from '../errors/index.js';
 import type { Msg } from '../message/index.js';
 
 /**
- * What a store keeps of a session it served, as of `version`: the head and
- * message texts as stored (`texts[i]` is the row of message `i`), and the
- * messages before the last (`messages`, one fewer than `texts`: whoever
- * loads a session changes its last message in place, so each load parses
- * its own). Those are the objects a save of this process was given, or the
- * ones a load parsed; they are shared by every later load and never changed
- * in place (the agent only ever changes the last message). So a save handed
- * the same object at the same place, before the last, knows the stored row
- * is still right without serializing it again. `bytes`: what the entry is
- * counted as against the cache's bound (see `cachedBytes`).
+ * What a store keeps of a session it served, as of `version`: the head as
+ * stored, how many messages the session has (`count`), the text of the last
+ * one (`lastText`), and the texts and objects of the ones before it
+ * (`texts[i]`, `messages[i]` for `i < count - 1`). Read them through
+ * `cachedText` and `cachedMessage`: the two lists may be longer than
+ * `count - 1`, because entries of later versions share them. A save that
+ * keeps every message before the last known one appends to the lists of the
+ * entry it starts from, when nobody has appended to them yet, instead of
+ * copying them (a session of 1,000 turns has 2,000 messages, and a reply
+ * saves several times); anything else copies. So no position below an
+ * entry's `count - 1` is ever written again, and an entry stays as it was
+ * for whoever still holds it.
+ *
+ * The message objects are the ones a save of this process was given, or
+ * the ones a load parsed; they are shared by every later load and never
+ * changed in place (the agent only ever changes the last message, and each
+ * load parses its own copy of that one). So a save handed the same object
+ * at the same place, before the last, knows the stored row is still right
+ * without serializing it again. `bytes`: what the entry is counted as
+ * against the cache's bound (see `cachedBytes`).
  */
 export type CachedSession = {
   version: number;
   head: string;
-  texts: readonly string[];
-  messages: readonly Msg[];
+  count: number;
+  lastText: string | undefined;
+  texts: string[];
+  messages: Msg[];
   bytes: number;
 };
+
+/** The stored text of message `position` as of `entry`, if it has one. */
+export function cachedText(entry: CachedSession, position: number): string | undefined {
+  if (position < entry.count - 1) return entry.texts[position];
+  return position === entry.count - 1 ? entry.lastText : undefined;
+}
+
+/** The message object at `position` as of `entry`, if it is one before the last. */
+export function cachedMessage(entry: CachedSession, position: number): Msg | undefined {
+  return position < entry.count - 1 ? entry.messages[position] : undefined;
+}
 
 /**
  * The memory an entry is counted as: about three bytes a character of its
  * texts (a text takes one byte a character in memory when it is ASCII, two
  * otherwise, and the parsed message next to it about as much again). An
- * estimate, kept cheap: `from` counts the texts from that position on only
- * (a save adds the ones it wrote to what it knew).
+ * estimate, kept cheap: only `texts[from]` up to `texts[to - 1]` are
+ * counted, next to the head (a save adds the ones it wrote to what it knew).
  */
-export function cachedBytes(head: string, texts: readonly string[], from = 0): number {
+export function cachedBytes(
+  head: string,
+  texts: readonly string[],
+  from = 0,
+  to = texts.length,
+): number {
   let characters = head.length;
-  for (let position = from; position < texts.length; position++) {
+  for (let position = from; position < to; position++) {
     characters += texts[position]?.length ?? 0;
   }
   return characters * 3;

@@ -3,14 +3,40 @@ import type { Msg } from '../message/index.js';
 import { sha256Hex } from './runner/sha256.js';
 
 /**
- * The digest a store writes next to a message row: SHA-256 of the session
- * id, the position and the text. A row whose digest does not match was not
- * written there by a Parley store (changed by hand, damaged, moved from
- * another place or session) and is refused on load.
+ * The digest a store writes next to a message row: the first 128 bits of
+ * the SHA-256 of the session id, the position and the text, as 32 hex
+ * digits. A row whose digest does not match was not written there by a
+ * Parley store (changed by hand, damaged, moved from another place or
+ * session) and is refused on load. 128 bits make an accidental match
+ * impossible in practice; the digest is no signature either way (whoever
+ * can write the database can compute it), so the other half of SHA-256
+ * would add bytes to every row and nothing else.
  */
 export function messageDigest(sessionId: string, position: number, text: string): string {
-  return sha256Hex(`${sessionId}\n${position}\n${text}`);
+  return sha256Hex(digestInput(sessionId, position, text)).slice(0, DIGEST_LENGTH);
 }
+
+/**
+ * Whether `digest` is the digest of that text at that place of that session:
+ * `messageDigest`'s, or the whole 64-digit SHA-256 that rows written
+ * before it was shortened carry. One SHA-256 either way.
+ */
+export function digestMatches(
+  sessionId: string,
+  position: number,
+  text: string,
+  digest: unknown,
+): boolean {
+  if (typeof digest !== 'string') return false;
+  const whole = sha256Hex(digestInput(sessionId, position, text));
+  return digest.length === DIGEST_LENGTH ? whole.startsWith(digest) : digest === whole;
+}
+
+/** Hex digits of a digest `messageDigest` writes. */
+const DIGEST_LENGTH = 32;
+
+const digestInput = (sessionId: string, position: number, text: string): string =>
+  `${sessionId}\n${position}\n${text}`;
 
 /**
  * A stored message's text parsed, or `InvalidStateError`. Its digest (or

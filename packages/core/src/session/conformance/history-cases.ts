@@ -44,6 +44,19 @@ export function registerHistoryCases(current: () => SessionStoreHarness): void {
     expect(await other.load(id)).toStrictEqual({ state: historyState(id, 1, 2), version: 2 });
   });
 
+  it('keeps the last message of a save that drops the messages after it', async () => {
+    const { store } = current();
+    const id = freshSessionId();
+    const state = historyState(id, 2);
+    await store.save(id, state, 0);
+    // The same message objects, one fewer: the new last one was saved before, not as the last.
+    const shorter = { ...state, context: state.context.slice(0, 3) };
+    await store.save(id, shorter, 1);
+    expect(await store.load(id)).toStrictEqual({ state: shorter, version: 2 });
+    const other = await current().reopen();
+    expect(await other.load(id)).toStrictEqual({ state: shorter, version: 2 });
+  });
+
   it('gives another process the state saved, and sees that process’s saves', async () => {
     const { store } = current();
     const id = freshSessionId();
