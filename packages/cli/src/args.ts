@@ -31,6 +31,7 @@ export type ServeArgs = {
   host?: string;
   port?: number;
   data?: string;
+  parkTimeout?: number;
 };
 
 /** What `parley keys` is asked to do. */
@@ -54,7 +55,7 @@ export class UsageError extends Error {
 /** The help text. */
 export const usage = `Usage: parley chat [options]
        parley serve [--model SPEC] [--mode MODE] [--tools LIST] [--cwd DIR]
-                    [--host HOST] [--port PORT] [--data DIR]
+                    [--host HOST] [--port PORT] [--data DIR] [--park-timeout MS]
        parley keys create PRINCIPAL [--role approver] | keys list | keys revoke ID
 
 An interactive console for a Parley agent: it streams the model's replies,
@@ -79,6 +80,8 @@ parley serve: the agent as an HTTP service (see docs/guides/serving.md),
 its sessions, events and API keys in DIR/parley.sqlite (default .parley),
 on HOST:PORT (default 127.0.0.1:8787). It prints its URL and a login token.
 On any address but a loopback one it starts only once an API key exists.
+--park-timeout MS: how long a parked reply waits for its answers before it
+expires (default: no limit).
 parley keys: create (the token is printed once), list, revoke API keys in
 the same --data folder.
 
@@ -107,6 +110,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         host: { type: 'string' },
         port: { type: 'string' },
         data: { type: 'string' },
+        'park-timeout': { type: 'string' },
         role: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
@@ -131,12 +135,12 @@ export function parseCommandLine(argv: readonly string[]): Command {
     return { kind: 'serve', args: serveArgs(values) };
   }
   if (command === 'keys')
-    foreign(['model', 'mode', 'tools', 'cwd', 'session', 'mcp', 'host', 'port']);
+    foreign(['model', 'mode', 'tools', 'cwd', 'session', 'mcp', 'host', 'port', 'park-timeout']);
   if (command === 'keys') return { kind: 'keys', args: keysArgs(extra, values) };
   if (command !== 'chat')
     throw new UsageError(`Unknown command ${JSON.stringify(command)}; try "parley chat".`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}.`);
-  foreign(['host', 'port', 'data', 'role']);
+  foreign(['host', 'port', 'data', 'role', 'park-timeout']);
   const args: ChatArgs = {};
   if (values.model !== undefined) args.model = values.model;
   if (values.mode !== undefined) args.mode = modeOf(values.mode);
@@ -156,6 +160,7 @@ type OptionValues = {
   host?: string | undefined;
   port?: string | undefined;
   data?: string | undefined;
+  'park-timeout'?: string | undefined;
   role?: string[] | undefined;
 };
 
@@ -184,6 +189,15 @@ function serveArgs(values: OptionValues): ServeArgs {
       );
     }
     args.port = port;
+  }
+  const parkTimeout = values['park-timeout'];
+  if (parkTimeout !== undefined) {
+    if (!/^\d{1,12}$/.test(parkTimeout) || Number(parkTimeout) === 0) {
+      throw new UsageError(
+        `--park-timeout ${JSON.stringify(parkTimeout)}: give a number of milliseconds above 0.`,
+      );
+    }
+    args.parkTimeout = Number(parkTimeout);
   }
   return args;
 }

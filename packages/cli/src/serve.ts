@@ -88,6 +88,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
         model: setup.model,
         toolkit: new Toolkit(setup.tools),
         permission: { mode: args.mode ?? 'default', workingDirectories: [cwd] },
+        ...(args.parkTimeout === undefined ? {} : { parkTimeout: args.parkTimeout }),
       },
       authenticate: authenticator(token, login, log),
     });

@@ -39,13 +39,17 @@ export type AguiRun = {
 };
 
 /** One step of a run: an answer to the parked reply, or new messages. */
-type Step = { kind: 'answer'; input: ReplyInput } | { kind: 'messages'; messages: Msg[] };
+type Step =
+  | { kind: 'answer'; input: ReplyInput }
+  | { kind: 'settle' }
+  | { kind: 'messages'; messages: Msg[] };
 
 /** The steps an input makes, in order: confirmations, results, or the stop; then new messages. */
 function stepsOf(answers: RunAnswers, messages: Msg[]): Step[] {
   const steps: Step[] = [];
   const replyId = answers.replyId;
   if (replyId !== undefined) {
+    if (answers.settleExpired) steps.push({ kind: 'settle' });
     if (answers.interrupt) steps.push({ kind: 'answer', input: userInterruptEvent({ replyId }) });
     if (answers.confirmations.length > 0) {
       const input = userConfirmResultEvent({ replyId, confirmResults: answers.confirmations });
@@ -249,7 +253,8 @@ function startStep(
   step: Step,
   principal: Principal,
 ): Promise<RunningReply> {
-  const input: ReplyInput = step.kind === 'answer' ? step.input : step.messages;
+  const input: ReplyInput | undefined =
+    step.kind === 'answer' ? step.input : step.kind === 'messages' ? step.messages : undefined;
   const { sessions, feed } = deps.context;
   return startReply(sessions, feed, sessionId, input, principal.id);
 }

@@ -12,6 +12,17 @@ export const toolMessageId = (toolCallId: string): string => `${toolCallId}:resu
 /** The id of the assistant message that carries tool calls made without any text before them. */
 export const callsMessageId = (toolCallId: string): string => `${toolCallId}:message`;
 
+/**
+ * The id of the tool message a client sent as the result of its own tool's
+ * call, kept in the result's metadata (`agui.messageId`): the client has
+ * that message already, so it is not sent back as a `TOOL_CALL_RESULT`.
+ */
+export function clientMessageId(metadata: Record<string, unknown> | undefined): string | undefined {
+  const agui = metadata?.['agui'];
+  if (typeof agui !== 'object' || agui === null || !('messageId' in agui)) return undefined;
+  return typeof agui.messageId === 'string' ? agui.messageId : undefined;
+}
+
 type OpenResult = { text: string; parts: number };
 
 /**
@@ -103,8 +114,10 @@ export class AguiEventMapper {
       case 'TOOL_RESULT_DATA_DELTA':
         this.resultOf(event.toolCallId).parts += 1;
         return [this.custom(event)];
-      case 'TOOL_RESULT_END':
-        return [this.toolResult(event.toolCallId, event.state)];
+      case 'TOOL_RESULT_END': {
+        const result = this.toolResult(event.toolCallId, event.state);
+        return clientMessageId(event.metadata) === undefined ? [result] : [];
+      }
       case 'MODEL_CALL_START': {
         const stepName = `model:${event.modelName}`;
         this.model = event.modelName;

@@ -2,7 +2,7 @@ import type { AssistantMessage, Message } from '@ag-ui/core';
 import { textOf } from '@parley/core';
 import type { Msg, ToolResultBlock } from '@parley/core';
 import { InvalidRequestError } from '../errors.js';
-import { callsMessageId, toolMessageId } from './event-mapper.js';
+import { callsMessageId, clientMessageId, toolMessageId } from './event-mapper.js';
 import type { AguiMessage } from './wire-types.js';
 
 /** The text of a tool result's output (data parts are left out). */
@@ -56,7 +56,7 @@ function assistantMessages(message: Msg): Message[] {
       case 'tool_result': {
         const text = resultText(block);
         out.push({
-          id: toolMessageId(block.id),
+          id: clientMessageId(block.metadata) ?? toolMessageId(block.id),
           role: 'tool',
           toolCallId: block.id,
           content: text,

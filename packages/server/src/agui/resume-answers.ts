@@ -34,6 +34,8 @@ import type { AguiMessage, AguiResumeEntry } from './wire-types.js';
  */
 export type RunAnswers = {
   replyId: string | undefined;
+  /** The reply expired and its interrupts were cancelled: settle it as its expiry says. */
+  settleExpired: boolean;
   confirmations: ConfirmResult[];
   results: ToolResultBlock[];
   interrupt: boolean;
@@ -197,6 +199,7 @@ export function answersOf(sources: AnswerSources): RunAnswers {
   const byId = new Map(waiting.map((call) => [call.id, call]));
   const answers: RunAnswers = {
     replyId: reply?.replyId,
+    settleExpired: false,
     confirmations: [],
     results: [],
     interrupt: false,
@@ -214,7 +217,7 @@ export function answersOf(sources: AnswerSources): RunAnswers {
     const call = decoded === undefined ? undefined : byId.get(decoded.toolCallId);
     if (decoded === undefined || call === undefined || kindOf(call) !== decoded.kind) {
       const deadline =
-        decoded === undefined || state === undefined
+        decoded === undefined || state === undefined || entry.status === 'cancelled'
           ? undefined
           : expiredAt(state, decoded.toolCallId);
       if (deadline !== undefined && state !== undefined) {
@@ -225,12 +228,12 @@ export function answersOf(sources: AnswerSources): RunAnswers {
       );
       return;
     }
-    if (expired && state !== undefined && reply !== undefined) {
-      throw new ReplyExpiredError(state.sessionId, reply.replyId, reply.deadline ?? '');
-    }
     if (entry.status === 'cancelled') {
       cancelled.add(entry.interruptId);
       return;
+    }
+    if (expired && state !== undefined && reply !== undefined) {
+      throw new ReplyExpiredError(state.sessionId, reply.replyId, reply.deadline ?? '');
     }
     answered.add(entry.interruptId);
     const payloadPath = `${path}.payload`;
@@ -261,12 +264,16 @@ export function answersOf(sources: AnswerSources): RunAnswers {
       name: call.name,
       output: message.error === undefined ? text : `${text}\n${message.error}`.trim(),
       state: message.error === undefined ? 'success' : 'error',
+      metadata: { agui: { messageId: message.id } },
     });
   }
   const interrupts = waiting.filter(
     (call) => !(call.awaiting === 'external' && clientTools.has(call.name)),
   );
+  const nothingElse = answers.confirmations.length === 0 && answers.results.length === 0;
+  answers.settleExpired = expired && cancelled.size > 0 && nothingElse;
   answers.interrupt =
+    !expired &&
     cancelled.size > 0 &&
     answers.confirmations.length === 0 &&
     answers.results.length === 0 &&
