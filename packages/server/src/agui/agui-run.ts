@@ -170,14 +170,14 @@ export async function startAguiRun(
     throw error;
   }
 
-  frontend.set(sessionId, tools);
+  const withdraw = frontend.offer(sessionId, tools);
   const first = steps[0];
   let running: RunningReply | undefined;
   if (first !== undefined) {
     try {
       running = await startStep(deps, sessionId, first, principal);
     } catch (error) {
-      frontend.clear(sessionId);
+      withdraw();
       await release();
       throw error;
     }
@@ -216,7 +216,7 @@ export async function startAguiRun(
     } catch (error) {
       failure = failureOf(error);
     } finally {
-      frontend.clear(sessionId);
+      withdraw();
     }
     const outline = await outlineOf(
       deps,

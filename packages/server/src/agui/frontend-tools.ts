@@ -46,7 +46,7 @@ export function clientTool(offered: ClientTool): AnyTool {
  * it is over; every other reply of the session sees the server's tools only.
  */
 export class FrontendTools {
-  private readonly offered = new Map<string, AnyTool[]>();
+  private readonly offered = new Map<string, { tools: AnyTool[]; token: symbol }>();
   private readonly base: SessionsOptions['agent'];
 
   constructor(agent: SessionsOptions['agent']) {
@@ -56,7 +56,7 @@ export class FrontendTools {
   /** The agent options of `sessionId`, as `Sessions` takes them. */
   readonly agent = (sessionId: string): SessionAgentOptions => {
     const options = this.baseOf(sessionId);
-    const extra = this.offered.get(sessionId);
+    const extra = this.offered.get(sessionId)?.tools;
     if (extra === undefined || extra.length === 0) return options;
     const own = options.toolkit?.list() ?? [];
     return { ...options, toolkit: new Toolkit([...own, ...extra]) };
@@ -87,13 +87,15 @@ export class FrontendTools {
     });
   }
 
-  /** Offers `tools` to the replies of `sessionId` until `clear`. */
-  set(sessionId: string, tools: AnyTool[]): void {
-    this.offered.set(sessionId, tools);
-  }
-
-  /** Takes the client tools of `sessionId` away again. */
-  clear(sessionId: string): void {
-    this.offered.delete(sessionId);
+  /**
+   * Offers `tools` to the replies of `sessionId` until the returned function
+   * is called; it takes them away unless another run offered its own since.
+   */
+  offer(sessionId: string, tools: AnyTool[]): () => void {
+    const token = Symbol(sessionId);
+    this.offered.set(sessionId, { tools, token });
+    return () => {
+      if (this.offered.get(sessionId)?.token === token) this.offered.delete(sessionId);
+    };
   }
 }

@@ -1,0 +1,183 @@
+import { EventType } from '@ag-ui/core';
+import { EventSchemas, RunFinishedEventSchema } from '@ag-ui/core/schemas';
+import { describe, expect, it } from 'vitest';
+import { readFrames, testServer } from '../../test/support.js';
+import type { ParleyServer } from '../create-server.js';
+
+type Event = Record<string, unknown> & { type: string };
+
+function post(server: ParleyServer, body: unknown, token = 'alice'): Promise<Response> {
+  return server.fetch(
+    new Request('http://parley.test/v1/agui', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** A run's events, each checked against AG-UI's schema. */
+async function eventsOf(response: Response): Promise<Event[]> {
+  expect(response.status).toBe(200);
+  const events: Event[] = [];
+  for (const frame of await readFrames(response)) {
+    const event: unknown = JSON.parse(frame.data);
+    const parsed = EventSchemas.safeParse(event);
+    expect(parsed.success, frame.data).toBe(true);
+    if (parsed.success) events.push({ ...parsed.data, type: String(parsed.data.type) });
+  }
+  return events;
+}
+
+function outcomeOf(events: Event[]) {
+  return RunFinishedEventSchema.parse(events.at(-1)).outcome;
+}
+
+function interruptIds(events: Event[]): string[] {
+  const outcome = outcomeOf(events);
+  return outcome?.type === 'interrupt' ? outcome.interrupts.map((interrupt) => interrupt.id) : [];
+}
+
+const input = (threadId: string, runId: string, extra: Record<string, unknown> = {}) => ({
+  threadId,
+  runId,
+  messages: [{ id: `${threadId}-u1`, role: 'user', content: 'write a note' }],
+  tools: [],
+  context: [],
+  ...extra,
+});
+
+async function problemCode(response: Response): Promise<[number, string]> {
+  const body = (await response.json()) as { code: string };
+  return [response.status, body.code];
+}
+
+describe('POST /v1/agui', () => {
+  it('refuses a malformed input with 400 and creates nothing', async () => {
+    const server = testServer(new Map());
+    expect(await problemCode(await post(server, { threadId: 't0', messages: [] }))).toEqual([
+      400,
+      'invalid_request',
+    ]);
+    const read = await server.fetch(
+      new Request('http://parley.test/v1/sessions/t0', {
+        headers: { authorization: 'Bearer alice' },
+      }),
+    );
+    expect(read.status).toBe(404);
+  });
+
+  it('warns about an unknown interrupt id, keeps an unanswered one open, and refuses a rule that was not suggested', async () => {
+    const runs = new Map<string, number>();
+    const server = testServer(runs);
+    const first = await eventsOf(await post(server, input('t1', 'r1')));
+    const [id] = interruptIds(first);
+    expect(id).toMatch(/^confirm:/);
+    const unknown = await eventsOf(
+      await post(
+        server,
+        input('t1', 'r2', {
+          resume: [
+            { interruptId: 'confirm:nope', status: 'resolved', payload: { approved: true } },
+          ],
+        }),
+      ),
+    );
+    expect(unknown[1]).toMatchObject({ type: EventType.CUSTOM, name: 'parley.warning' });
+    expect(interruptIds(unknown)).toEqual([id]);
+    expect(runs.size).toBe(0);
+    const foreignRule = {
+      toolName: 'Bash',
+      ruleContent: null,
+      behavior: 'allow',
+      source: 'suggested',
+    };
+    const refused = await post(
+      server,
+      input('t1', 'r3', {
+        resume: [
+          {
+            interruptId: id,
+            status: 'resolved',
+            payload: { approved: true, rules: [foreignRule] },
+          },
+        ],
+      }),
+    );
+    expect(await problemCode(refused)).toEqual([400, 'invalid_request']);
+    const kept = {
+      toolName: 'write_note',
+      ruleContent: null,
+      behavior: 'allow',
+      source: 'suggested',
+    };
+    const done = await eventsOf(
+      await post(
+        server,
+        input('t1', 'r4', {
+          resume: [
+            { interruptId: id, status: 'resolved', payload: { approved: true, rules: [kept] } },
+          ],
+        }),
+      ),
+    );
+    expect(outcomeOf(done)).toEqual({ type: 'success' });
+    expect([...runs.values()]).toEqual([1]);
+    // With the rule kept, the next note is written without asking.
+    const next = await eventsOf(
+      await post(server, {
+        ...input('t1', 'r5'),
+        messages: [{ id: 't1-u2', role: 'user', content: 'another' }],
+      }),
+    );
+    expect(outcomeOf(next)).toEqual({ type: 'success' });
+    expect(runs.size).toBe(2);
+  });
+
+  it('lets an approver answer but not send messages, and hides the thread from anyone else', async () => {
+    const runs = new Map<string, number>();
+    const server = testServer(runs);
+    const [id] = interruptIds(await eventsOf(await post(server, input('t2', 'r1'))));
+    const answer = input('t2', 'r2', {
+      resume: [{ interruptId: id, status: 'resolved', payload: { approved: true } }],
+    });
+    expect(await problemCode(await post(server, answer, 'bob'))).toEqual([
+      404,
+      'session_not_found',
+    ]);
+    const message = {
+      ...input('t2', 'r3'),
+      messages: [{ id: 'ann-1', role: 'user', content: 'hi' }],
+    };
+    expect(await problemCode(await post(server, message, 'ann'))).toEqual([403, 'forbidden']);
+    expect(outcomeOf(await eventsOf(await post(server, answer, 'ann')))).toEqual({
+      type: 'success',
+    });
+    expect([...runs.values()]).toEqual([1]);
+  });
+
+  it('refuses new messages while interrupts are open (409), and declares its capabilities', async () => {
+    const server = testServer(new Map());
+    await eventsOf(await post(server, input('t3', 'r1')));
+    const more = {
+      ...input('t3', 'r2'),
+      messages: [{ id: 't3-u2', role: 'user', content: 'and?' }],
+    };
+    expect(await problemCode(await post(server, more))).toEqual([409, 'agent_parked']);
+    const capabilities = await server.fetch(
+      new Request('http://parley.test/v1/agui', { headers: { authorization: 'Bearer alice' } }),
+    );
+    expect(await capabilities.json()).toMatchObject({
+      humanInTheLoop: {
+        supported: true,
+        approvals: true,
+        interrupts: true,
+        approveWithEdits: true,
+      },
+    });
+  });
+});
