@@ -1,6 +1,9 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchemas, RunFinishedEventSchema } from '@ag-ui/core/schemas';
+import { Toolkit, tool } from '@parley/core';
+import { ScriptedModel } from '@parley/core/testing';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { readFrames, testServer } from '../../test/support.js';
 import type { ParleyServer } from '../create-server.js';
 
@@ -179,5 +182,59 @@ describe('POST /v1/agui', () => {
         approveWithEdits: true,
       },
     });
+  });
+
+  it('answers a confirmation and an external result of one batch in one run, each checked first', async () => {
+    const published: string[] = [];
+    const publish = tool({
+      name: 'publish',
+      description: 'Publish a page.',
+      input: z.object({ page: z.string() }),
+      concurrencySafe: true,
+      execute: ({ page }) => {
+        published.push(page);
+        return `published ${page}`;
+      },
+    });
+    const measure = tool({
+      name: 'measure',
+      description: 'Someone measures the page.',
+      input: z.object({ page: z.string() }),
+      external: true,
+      concurrencySafe: true,
+      outputMetadata: z.strictObject({ width: z.number() }),
+      checkPermissions: () => ({ behavior: 'allow', message: 'measured outside' }),
+    });
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { id: 'p1', name: 'publish', input: { page: 'home' } },
+          { id: 'm1', name: 'measure', input: { page: 'home' } },
+        ],
+      },
+      { text: 'all done' },
+    ]);
+    const server = testServer(new Map(), {
+      agent: { name: 'assistant', model, toolkit: new Toolkit([publish, measure]) },
+    });
+    const first = await eventsOf(await post(server, input('t4', 'r1')));
+    expect(interruptIds(first)).toEqual(['confirm:p1', 'external:m1']);
+    const answer = (metadata: unknown) =>
+      input('t4', `r-${JSON.stringify(metadata)}`, {
+        resume: [
+          { interruptId: 'confirm:p1', status: 'resolved', payload: { approved: true } },
+          { interruptId: 'external:m1', status: 'resolved', payload: { output: 'wide', metadata } },
+        ],
+      });
+    expect(await problemCode(await post(server, answer({ width: 'wide' })))).toEqual([
+      400,
+      'invalid_request',
+    ]);
+    expect(published).toEqual([]);
+    const done = await eventsOf(await post(server, answer({ width: 1280 })));
+    expect(outcomeOf(done)).toEqual({ type: 'success' });
+    expect(published).toEqual(['home']);
+    const results = done.filter((event) => event.type === 'TOOL_CALL_RESULT');
+    expect(results.map((event) => event['content'])).toEqual(['published home', 'wide']);
   });
 });
