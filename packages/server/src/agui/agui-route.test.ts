@@ -1,10 +1,10 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchemas, RunFinishedEventSchema } from '@ag-ui/core/schemas';
-import { Toolkit, tool } from '@parley/core';
+import { InMemorySessionStore, Sessions, Toolkit, tool } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readFrames, testServer } from '../../test/support.js';
+import { noteAgent, readFrames, testServer } from '../../test/support.js';
 import type { ParleyServer } from '../create-server.js';
 
 type Event = Record<string, unknown> & { type: string };
@@ -72,6 +72,20 @@ describe('POST /v1/agui', () => {
       }),
     );
     expect(read.status).toBe(404);
+  });
+
+  it('does not take over a stored session the server never recorded, and refuses odd thread ids', async () => {
+    const store = new InMemorySessionStore();
+    await new Sessions({ store, agent: noteAgent(new Map()) }).reply('elsewhere', 'hi');
+    const server = testServer(new Map(), { store });
+    expect(await problemCode(await post(server, input('elsewhere', 'r1')))).toEqual([
+      404,
+      'session_not_found',
+    ]);
+    expect(await problemCode(await post(server, input('../x', 'r1')))).toEqual([
+      400,
+      'invalid_request',
+    ]);
   });
 
   it('warns about an unknown interrupt id, keeps an unanswered one open, and refuses a rule that was not suggested', async () => {

@@ -86,8 +86,11 @@ function parseInput(body: unknown) {
     );
   }
   const input = parsed.data;
-  if (input.threadId.length === 0 || input.threadId.length > 200) {
-    throw new InvalidRequestError('threadId', 'threadId: must be 1 to 200 characters.');
+  if (!/^[\w.:-]{1,200}$/.test(input.threadId)) {
+    throw new InvalidRequestError(
+      'threadId',
+      'threadId: 1 to 200 letters, digits, "_", "-", "." or ":" (it is the session id).',
+    );
   }
   if (input.runId.length === 0 || input.runId.length > 200) {
     throw new InvalidRequestError('runId', 'runId: must be 1 to 200 characters.');

@@ -6,7 +6,7 @@ import {
   userInterruptEvent,
 } from '@parley/core';
 import type { AgentState, AnyTool, Msg, ReplyInput } from '@parley/core';
-import { ForbiddenError, IdempotencyKeyError } from '../errors.js';
+import { ForbiddenError, IdempotencyKeyError, SessionNotFoundError } from '../errors.js';
 import { idempotencyClaim, refuseOtherRequest } from '../idempotency.js';
 import type { Principal } from '../principal.js';
 import { startReply } from '../reply-task.js';
@@ -117,6 +117,10 @@ export async function startAguiRun(
   const sessionId = input.threadId;
   const known = await context.log.session(sessionId);
   if (known !== undefined) await visibleSession(context, principal, sessionId);
+  // A stored session the server never recorded belongs to no one here: it is not taken over.
+  else if ((await context.store.load(sessionId)) !== undefined) {
+    throw new SessionNotFoundError(sessionId);
+  }
   const owner = known === undefined || known.owner === principal.id;
 
   const claim = idempotencyClaim(principal.id, `agui ${sessionId} ${input.runId}`, 'agui', input);

@@ -163,14 +163,17 @@ function externalResult(
   };
 }
 
-/** The deadline a finished call was closed at by expiry, if expiry closed it. */
-function expiredAt(state: AgentState, toolCallId: string): string | undefined {
+/** When expiry closed a finished call: the reply it was in and the deadline it missed. */
+function expiredAt(
+  state: AgentState,
+  toolCallId: string,
+): { replyId: string; deadline: string } | undefined {
   for (const message of state.context) {
     if (typeof message.content === 'string') continue;
     for (const block of message.content) {
       if (block.type !== 'tool_result' || block.id !== toolCallId) continue;
       const expired = block.metadata?.['expired'];
-      return typeof expired === 'string' ? expired : undefined;
+      return typeof expired === 'string' ? { replyId: message.id, deadline: expired } : undefined;
     }
   }
   return undefined;
@@ -216,12 +219,12 @@ export function answersOf(sources: AnswerSources): RunAnswers {
     const decoded = decodeInterruptId(entry.interruptId);
     const call = decoded === undefined ? undefined : byId.get(decoded.toolCallId);
     if (decoded === undefined || call === undefined || kindOf(call) !== decoded.kind) {
-      const deadline =
+      const closed =
         decoded === undefined || state === undefined || entry.status === 'cancelled'
           ? undefined
           : expiredAt(state, decoded.toolCallId);
-      if (deadline !== undefined && state !== undefined) {
-        throw new ReplyExpiredError(state.sessionId, reply?.replyId ?? '', deadline);
+      if (closed !== undefined && state !== undefined) {
+        throw new ReplyExpiredError(state.sessionId, closed.replyId, closed.deadline);
       }
       answers.warnings.push(
         `Interrupt '${entry.interruptId}' is not open; its answer was ignored.`,
@@ -252,7 +255,13 @@ export function answersOf(sources: AnswerSources): RunAnswers {
   for (const message of sources.messages) {
     if (message.role !== 'tool') continue;
     const call = byId.get(message.toolCallId);
-    if (call === undefined || call.awaiting !== 'external' || !clientTools.has(call.name)) continue;
+    if (call === undefined) continue;
+    if (call.awaiting !== 'external' || !clientTools.has(call.name)) {
+      answers.warnings.push(
+        `The tool message for call '${call.id}' was ignored: answer interrupt '${kindOf(call)}:${call.id}' with resume.`,
+      );
+      continue;
+    }
     if (answers.results.some((result) => result.id === call.id)) continue;
     if (expired && state !== undefined && reply !== undefined) {
       throw new ReplyExpiredError(state.sessionId, reply.replyId, reply.deadline ?? '');
