@@ -8,6 +8,7 @@ import {
 import type { AgentState, AnyTool, Msg, ReplyInput } from '@parley/core';
 import { ForbiddenError, IdempotencyKeyError, SessionNotFoundError } from '../errors.js';
 import { idempotencyClaim, refuseOtherRequest } from '../idempotency.js';
+import { outcomeOf } from '../metrics.js';
 import type { Principal } from '../principal.js';
 import { startReply } from '../reply-task.js';
 import type { RunningReply } from '../reply-task.js';
@@ -178,9 +179,12 @@ export async function startAguiRun(
   const first = steps[0];
   let running: RunningReply | undefined;
   if (first !== undefined) {
+    const answering = first.kind !== 'messages';
     try {
       running = await startStep(deps, sessionId, first, principal);
+      if (answering) context.metrics.answers.inc({ outcome: 'accepted' });
     } catch (error) {
+      if (answering) context.metrics.answers.inc({ outcome: outcomeOf(error) });
       withdraw();
       await release();
       throw error;
