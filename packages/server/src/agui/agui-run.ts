@@ -226,6 +226,7 @@ export async function startAguiRun(
     } finally {
       withdraw();
     }
+    // The run always ends, so its stream does too: an unreadable state is a failure of the run.
     const outline = await outlineOf(
       deps,
       sessionId,
@@ -234,7 +235,14 @@ export async function startAguiRun(
       warnings,
       notes,
       failure,
-    );
+    ).catch((error: unknown): RunOutline => ({
+      warnings,
+      notes,
+      interrupts: [],
+      pendingToolCallIds: [],
+      messages: null,
+      failure: failureOf(error),
+    }));
     await context.log
       .settleIdempotency({ ...claim, after, lastSeq, response: JSON.stringify(outline) })
       .catch(() => undefined);
