@@ -196,6 +196,10 @@ describe('POST /v1/agui', () => {
         approveWithEdits: true,
       },
     });
+    const openapi = (await (
+      await server.fetch(new Request('http://parley.test/v1/openapi.json'))
+    ).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(openapi.paths['/v1/agui'] ?? {}).sort()).toEqual(['get', 'post']);
   });
 
   it('answers a confirmation and an external result of one batch in one run, each checked first', async () => {
