@@ -256,3 +256,23 @@ describe('POST /v1/agui', () => {
     expect(results.map((event) => event['content'])).toEqual(['published home', 'wide']);
   });
 });
+
+describe('POST /v1/agui, two runs of one thread at once', () => {
+  it('runs one and refuses the other as busy, or runs both one after the other', async () => {
+    const runs = new Map<string, number>();
+    const server = testServer(runs);
+    const both = await Promise.all([
+      post(server, input('t9', 'r1')),
+      post(server, {
+        ...input('t9', 'r2'),
+        messages: [{ id: 't9-u1', role: 'user', content: 'x' }],
+      }),
+    ]);
+    const statuses = both.map((response) => response.status);
+    expect(statuses).toContain(200);
+    for (const response of both) {
+      if (response.status === 200) await readFrames(response);
+      else expect(await problemCode(response)).toEqual([409, 'session_busy']);
+    }
+  });
+});

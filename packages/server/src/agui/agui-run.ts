@@ -164,10 +164,17 @@ export async function startAguiRun(
     steps = stepsOf(answers, fresh);
     warnings = answers.warnings;
     if (known === undefined) {
-      await context.log.createSession({
+      const record = {
         id: sessionId,
         owner: principal.id,
         createdAt: context.clock().toISOString(),
+      };
+      await context.log.createSession(record).catch(async (error: unknown) => {
+        // Two first runs of one thread at once: the first recorded it; the
+        // same caller goes on (and meets the running run), anyone else is 404.
+        const now = await context.log.session(sessionId);
+        if (now === undefined) throw error;
+        if (now.owner !== principal.id) throw new SessionNotFoundError(sessionId);
       });
     }
   } catch (error) {
@@ -175,7 +182,13 @@ export async function startAguiRun(
     throw error;
   }
 
-  const withdraw = frontend.offer(sessionId, tools);
+  let withdraw: () => void;
+  try {
+    withdraw = frontend.offer(sessionId, tools);
+  } catch (error) {
+    await release();
+    throw error;
+  }
   const first = steps[0];
   let running: RunningReply | undefined;
   if (first !== undefined) {

@@ -1,4 +1,4 @@
-import { Toolkit } from '@parley/core';
+import { SessionBusyError, Toolkit } from '@parley/core';
 import type { AnyTool, SessionAgentOptions, SessionsOptions } from '@parley/core';
 import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
@@ -89,9 +89,13 @@ export class FrontendTools {
 
   /**
    * Offers `tools` to the replies of `sessionId` until the returned function
-   * is called; it takes them away unless another run offered its own since.
+   * is called, which also marks the end of the run. One AG-UI run of a
+   * session at a time: while one runs, another is refused with
+   * `SessionBusyError` (409), so no other run's replies come between the
+   * replies of a run.
    */
   offer(sessionId: string, tools: AnyTool[]): () => void {
+    if (this.offered.has(sessionId)) throw new SessionBusyError(sessionId);
     const token = Symbol(sessionId);
     this.offered.set(sessionId, { tools, token });
     return () => {
