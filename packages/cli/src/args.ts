@@ -32,13 +32,20 @@ export type ServeArgs = {
   port?: number;
   data?: string;
   parkTimeout?: number;
+  db?: string;
+  config?: string;
 };
 
+/** Where `parley keys` finds the keys: `--data`, `--db`, or the database of `--config`. */
+export type KeysPlace = { data?: string; db?: string; config?: string };
+
 /** What `parley keys` is asked to do. */
-export type KeysArgs =
-  | { action: 'create'; principal: string; roles: string[]; data?: string }
-  | { action: 'list'; data?: string }
-  | { action: 'revoke'; id: string; data?: string };
+export type KeysArgs = KeysPlace &
+  (
+    | { action: 'create'; principal: string; roles: string[] }
+    | { action: 'list' }
+    | { action: 'revoke'; id: string }
+  );
 
 /** What the command line asks for. */
 export type Command =
@@ -55,8 +62,10 @@ export class UsageError extends Error {
 /** The help text. */
 export const usage = `Usage: parley chat [options]
        parley serve [--model SPEC] [--mode MODE] [--tools LIST] [--cwd DIR]
-                    [--host HOST] [--port PORT] [--data DIR] [--park-timeout MS]
+                    [--host HOST] [--port PORT] [--data DIR | --db URL]
+                    [--config FILE] [--park-timeout MS]
        parley keys create PRINCIPAL [--role approver] | keys list | keys revoke ID
+                    [--data DIR | --db URL | --config FILE]
 
 An interactive console for a Parley agent: it streams the model's replies,
 asks you before tools run, and saves the session after every step.
@@ -78,12 +87,16 @@ Options:
 
 parley serve: the agent as an HTTP service (see docs/guides/serving.md),
 its sessions, events and API keys in DIR/parley.sqlite (default .parley),
+or with --db postgres://… in Postgres, shared by every node started on it,
 on HOST:PORT (default 127.0.0.1:8787). It prints its URL and a login token.
-On any address but a loopback one it starts only once an API key exists.
+On any address but a loopback one it starts only with an API key or JWT.
+--config FILE reads the rest from JSON (parley.config.json: db, schema,
+host, port, model, tools, mode, cwd, rateLimit, jwt, leaseMs,
+expireEveryMs, graceMs, bodyLimit); flags win over the file.
 --park-timeout MS: how long a parked reply waits for its answers before it
 expires (default: no limit).
 parley keys: create (the token is printed once), list, revoke API keys in
-the same --data folder.
+the same --data folder or --db database.
 
 Keys: Ctrl-C while the model answers interrupts the reply; Ctrl-C at a
 prompt leaves the reply parked, saves the session and exits.`;
@@ -111,6 +124,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         port: { type: 'string' },
         data: { type: 'string' },
         'park-timeout': { type: 'string' },
+        db: { type: 'string' },
+        config: { type: 'string' },
         role: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
@@ -140,7 +155,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (command !== 'chat')
     throw new UsageError(`Unknown command ${JSON.stringify(command)}; try "parley chat".`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}.`);
-  foreign(['host', 'port', 'data', 'role', 'park-timeout']);
+  foreign(['host', 'port', 'data', 'role', 'db', 'config', 'park-timeout']);
   const args: ChatArgs = {};
   if (values.model !== undefined) args.model = values.model;
   if (values.mode !== undefined) args.mode = modeOf(values.mode);
@@ -161,6 +176,8 @@ type OptionValues = {
   port?: string | undefined;
   data?: string | undefined;
   'park-timeout'?: string | undefined;
+  db?: string | undefined;
+  config?: string | undefined;
   role?: string[] | undefined;
 };
 
@@ -181,6 +198,11 @@ function serveArgs(values: OptionValues): ServeArgs {
   if (values.cwd !== undefined) args.cwd = values.cwd;
   if (values.host !== undefined) args.host = values.host;
   if (values.data !== undefined) args.data = values.data;
+  if (values.db !== undefined) args.db = values.db;
+  if (values.config !== undefined) args.config = values.config;
+  if (values.data !== undefined && values.db !== undefined) {
+    throw new UsageError('Give --data (SQLite) or --db (Postgres), not both.');
+  }
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65_535) {
@@ -205,7 +227,13 @@ function serveArgs(values: OptionValues): ServeArgs {
 function keysArgs(extra: string[], values: OptionValues): KeysArgs {
   const [action, target, ...rest] = extra;
   if (rest.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}.`);
-  const data = values.data === undefined ? {} : { data: values.data };
+  if (values.data !== undefined && values.db !== undefined) {
+    throw new UsageError('Give --data (SQLite) or --db (Postgres), not both.');
+  }
+  const data: KeysPlace = {};
+  if (values.data !== undefined) data.data = values.data;
+  if (values.db !== undefined) data.db = values.db;
+  if (values.config !== undefined) data.config = values.config;
   if (action === 'list' && target === undefined) return { action, ...data };
   if (action === 'create' && target !== undefined) {
     return { action, principal: target, roles: values.role ?? [], ...data };

@@ -1,18 +1,25 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { SqliteServerLog, createApiKey } from '@parley/server';
+import { createApiKey } from '@parley/server';
 import type { KeysArgs } from './args.js';
-import { databasePath } from './serve.js';
+import { openKeyBackend } from './serve-backend.js';
+import { loadServeConfig } from './serve-config.js';
 
 /**
- * `parley keys create|list|revoke`: the API keys `parley serve` accepts, kept
- * hashed in the same SQLite file. A created key's token is printed once.
- * Resolves to the exit code.
+ * `parley keys create|list|revoke`: the API keys `parley serve` accepts,
+ * kept hashed beside its sessions: the SQLite file of `--data`, or the
+ * Postgres database of `--db` (or of `--config`'s `db`, with its
+ * `schema`). A created key's token is printed once. Resolves to the exit
+ * code.
  */
 export async function runKeys(args: KeysArgs, write: (text: string) => void): Promise<number> {
-  const path = databasePath(args.data);
-  await mkdir(join(path, '..'), { recursive: true });
-  const log = new SqliteServerLog({ path });
+  const config = args.config === undefined ? {} : await loadServeConfig(args.config);
+  const db = args.db ?? (args.data === undefined ? config.db : undefined);
+  const data = args.data ?? config.data;
+  const backend = await openKeyBackend({
+    ...(db === undefined ? {} : { db }),
+    ...(config.schema === undefined ? {} : { schema: config.schema }),
+    ...(data === undefined ? {} : { data }),
+  });
+  const { log } = backend;
   try {
     switch (args.action) {
       case 'create': {
@@ -36,6 +43,6 @@ export async function runKeys(args: KeysArgs, write: (text: string) => void): Pr
       }
     }
   } finally {
-    log.close();
+    await backend.close();
   }
 }

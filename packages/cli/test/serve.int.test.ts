@@ -285,7 +285,10 @@ describe('parley serve', () => {
       fileURLToPath(new URL('../../../docs/guides/serving.md', import.meta.url)),
       'utf8',
     );
-    const fromCurl = guide.slice(guide.indexOf('## Answer from curl'));
+    const fromCurl = guide.slice(
+      guide.indexOf('## Answer from curl'),
+      guide.indexOf('## Three nodes on Postgres'),
+    );
     const examples = [...fromCurl.matchAll(/```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```/g)].map(
       ([, script = '', output = '']) => ({ script, output }),
     );

@@ -13,7 +13,7 @@ import { EventFeed } from './event-feed.js';
 import { startExpiryTimer } from './expiry-timer.js';
 import { createMetrics } from './metrics.js';
 import { memoryRateLimit } from './rate-limit.js';
-import type { RateLimitOptions } from './rate-limit.js';
+import type { RateLimit, RateLimitOptions } from './rate-limit.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
 import { registerReplyRoutes } from './reply-routes.js';
@@ -36,8 +36,9 @@ import { SqliteServerLog } from './sqlite-server-log.js';
  * cancelling them (default 10 000). `expireEveryMs`: between sweeps that
  * settle parked replies past their deadline (`Sessions.expireDue`; default
  * 5 000, 0 for none; only on a store with `listDue`). `rateLimit`: at
- * most so many requests per principal per window, in memory (default: no
- * limit); over it, 429 with `Retry-After`.
+ * most so many requests per principal per window, in memory, or a
+ * `RateLimit` that counts elsewhere (`postgresRateLimit`: shared by the
+ * nodes); default: no limit; over it, 429 with `Retry-After`.
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -51,7 +52,7 @@ export type ServerOptions = {
   pingMs?: number;
   graceMs?: number;
   expireEveryMs?: number;
-  rateLimit?: RateLimitOptions;
+  rateLimit?: RateLimitOptions | RateLimit;
 };
 
 /** Where `listen` should bind. */
@@ -117,7 +118,9 @@ export function createServer(options: ServerOptions): ParleyServer {
   };
   const limit = options.bodyLimit ?? ONE_MIB;
   const rateLimit =
-    options.rateLimit === undefined ? undefined : memoryRateLimit(options.rateLimit);
+    options.rateLimit === undefined || 'take' in options.rateLimit
+      ? options.rateLimit
+      : memoryRateLimit(options.rateLimit);
   const app = new OpenAPIHono<ServerEnv>({
     defaultHook: (result) => {
       if (result.success) return undefined;

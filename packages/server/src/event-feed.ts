@@ -15,6 +15,13 @@ const deltaTypes: ReadonlySet<string> = new Set([
 /** How many numbers a reservation covers: one commit per this many deltas at most. */
 const RESERVATION = 64;
 
+/**
+ * On a log other processes follow (one with `watch`), deltas waiting longer
+ * than this are stored with the next delta, so a follower elsewhere sees a
+ * stream at most about this late: at most a few commits a second per reply.
+ */
+const SHARED_FLUSH_MS = 250;
+
 type Listener = (event: StoredEvent) => void;
 
 /** A session's live side: events handed out but not yet stored, and who follows them. */
@@ -35,7 +42,12 @@ export type Subscription = { pending: StoredEvent[]; unsubscribe: () => void };
 export class EventFeed {
   private readonly channels = new Map<string, Channel>();
 
-  constructor(private readonly log: SessionLog) {}
+  /** Deltas older than this are stored with the next one (none: only by reservation). */
+  private readonly flushMs: number | undefined;
+
+  constructor(private readonly log: SessionLog) {
+    this.flushMs = log.watch === undefined ? undefined : SHARED_FLUSH_MS;
+  }
 
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
@@ -93,6 +105,7 @@ export class EventFeed {
     channel.recording = true;
     let last = await this.log.lastSeq(sessionId);
     let reserved = last;
+    let flushedAt = Date.now();
     try {
       for (; step.done !== true; step = await iterator.next()) {
         const event = step.value;
@@ -102,9 +115,14 @@ export class EventFeed {
         if (!deltaTypes.has(event.type)) {
           reserved = Math.max(reserved, last);
           await this.flush(sessionId, channel, reserved);
+          flushedAt = Date.now();
         } else if (last > reserved) {
           reserved = last + RESERVATION - 1;
           await this.flush(sessionId, channel, reserved);
+          flushedAt = Date.now();
+        } else if (this.flushMs !== undefined && Date.now() - flushedAt >= this.flushMs) {
+          await this.flush(sessionId, channel, reserved);
+          flushedAt = Date.now();
         }
         for (const listener of channel.listeners) listener(stored);
         yield stored;

@@ -7,8 +7,11 @@ const PAGE = 500;
 /**
  * The events of `sessionId` numbered above `after`, each once and in order:
  * first the stored ones, then those handed out but not yet stored, then
- * live ones as they happen. Ends when `signal` aborts, or once the event
- * numbered by `end` (when given) has been yielded.
+ * live ones as they happen: those of replies this process runs from its
+ * feed, those of replies another process runs from the log's rows, read
+ * each time the log announces an append (`SessionLog.watch`). Ends when
+ * `signal` aborts, or once the event numbered by `end` (when given) has
+ * been yielded.
  */
 export async function* followEvents(
   log: SessionLog,
@@ -21,9 +24,19 @@ export async function* followEvents(
   const queue: StoredEvent[] = [];
   let wake: (() => void) | undefined;
   let endSeq: number | undefined;
+  let last = after;
+  /** Rows stored after `last` may exist that no feed event will bring: read the log. */
+  let behind = false;
   const rouse = (): void => {
     wake?.();
   };
+  // Listening starts before anything is read, so no append is missed.
+  const unwatch = await log.watch?.(sessionId, (seq) => {
+    if (seq > last) {
+      behind = true;
+      rouse();
+    }
+  });
   const subscription = feed.subscribe(sessionId, (event) => {
     queue.push(event);
     rouse();
@@ -33,8 +46,9 @@ export async function* followEvents(
     rouse();
   });
   signal.addEventListener('abort', rouse);
-  try {
-    let last = after;
+  /** Every stored event after `last`, page by page. */
+  async function* stored(): AsyncGenerator<StoredEvent, void, undefined> {
+    behind = false;
     for (;;) {
       const page = await log.events(sessionId, last, PAGE);
       for (const event of page) {
@@ -42,18 +56,27 @@ export async function* followEvents(
         last = event.seq;
         yield event;
       }
-      if (page.length < PAGE) break;
+      if (page.length < PAGE) return;
     }
+  }
+  try {
+    yield* stored();
     const backlog = [...subscription.pending, ...queue.splice(0)];
     for (;;) {
       for (let event = backlog.shift(); event !== undefined; event = backlog.shift()) {
         if (signal.aborted) return;
         if (event.seq <= last) continue;
+        // A number skipped: the events between were stored by another process
+        // (or never, after a crash); the rows say which.
+        if (event.seq > last + 1) yield* stored();
+        if (signal.aborted) return;
+        if (event.seq <= last) continue;
         last = event.seq;
         yield event;
       }
+      if (behind && !signal.aborted) yield* stored();
       if (signal.aborted || (endSeq !== undefined && last >= endSeq)) return;
-      if (queue.length === 0) {
+      if (queue.length === 0 && !behind) {
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
@@ -64,5 +87,6 @@ export async function* followEvents(
   } finally {
     signal.removeEventListener('abort', rouse);
     subscription.unsubscribe();
+    unwatch?.();
   }
 }

@@ -34,4 +34,9 @@ export {
   RateLimitedError,
   UnauthenticatedError,
 } from './errors.js';
-export type { RateLimitOptions } from './rate-limit.js';
+export type { PostgresRateLimitStore, RateLimit, RateLimitOptions } from './rate-limit.js';
+export { memoryRateLimit, postgresRateLimit } from './rate-limit.js';
+export type { PostgresServerLogOptions } from './postgres-server-log.js';
+export { PostgresServerLog } from './postgres-server-log.js';
+export type { PostgresLogMigration } from './postgres-log-migrations.js';
+export { POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';

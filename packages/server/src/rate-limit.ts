@@ -1,22 +1,20 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Pool } from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimitedError } from './errors.js';
 import type { Principal } from './principal.js';
 
 /**
  * A per-principal rate limit: at most `requests` requests in every window
- * of `windowSeconds` seconds, counted in this process's memory.
+ * of `windowSeconds` seconds.
  */
 export type RateLimitOptions = { requests: number; windowSeconds: number };
 
 /** Counts a principal's requests; `take` refuses one over the limit with `RateLimitedError`. */
 export type RateLimit = { take(principal: Principal): Promise<void> };
 
-/** A rate limit over `rate-limiter-flexible`'s memory store, keyed by principal id. */
-export function memoryRateLimit(options: RateLimitOptions): RateLimit {
-  const limiter = new RateLimiterMemory({
-    points: options.requests,
-    duration: options.windowSeconds,
-  });
+/** A rate limit over one of `rate-limiter-flexible`'s limiters, keyed by principal id. */
+function rateLimitOver(limiter: RateLimiterAbstract): RateLimit {
   return {
     take: async (principal) => {
       try {
@@ -29,4 +27,44 @@ export function memoryRateLimit(options: RateLimitOptions): RateLimit {
       }
     },
   };
+}
+
+/** A rate limit counted in this process's memory (`rate-limiter-flexible`'s memory store): one node. */
+export function memoryRateLimit(options: RateLimitOptions): RateLimit {
+  return rateLimitOver(
+    new RateLimiterMemory({ points: options.requests, duration: options.windowSeconds }),
+  );
+}
+
+/**
+ * Where a Postgres rate limit counts: `pool`, and the `schema` of its table
+ * (`parley_rate_limits`, created if missing; default `public`).
+ */
+export type PostgresRateLimitStore = { pool: Pool; schema?: string };
+
+/**
+ * A rate limit counted in Postgres (`rate-limiter-flexible`'s Postgres
+ * store), so several nodes share each principal's budget. Resolves once
+ * its table exists.
+ */
+export function postgresRateLimit(
+  options: RateLimitOptions,
+  store: PostgresRateLimitStore,
+): Promise<RateLimit> {
+  return new Promise((resolve, reject) => {
+    const limiter: RateLimiterPostgres = new RateLimiterPostgres(
+      {
+        storeClient: store.pool,
+        storeType: 'pool',
+        schemaName: store.schema ?? 'public',
+        tableName: 'parley_rate_limits',
+        points: options.requests,
+        duration: options.windowSeconds,
+      },
+      (error?: Error) => {
+        if (error === undefined || error === null) resolve(rateLimitOver(limiter));
+        else reject(error);
+      },
+    );
+  });
 }

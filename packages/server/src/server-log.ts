@@ -52,6 +52,15 @@ export interface SessionLog {
   releaseIdempotency(principal: string, key: string): Promise<void>;
   /** Waiting calls of the sessions of `owner` (of every session when `null`), oldest first. */
   listWaiting(owner: string | null): Promise<Approval[]>;
+  /**
+   * For a log shared by several processes: calls `listener` with the
+   * highest number stored by an append to the session, whichever process
+   * made it, after that append committed (and with
+   * `Number.MAX_SAFE_INTEGER` when appends may have been missed, e.g. after
+   * a reconnection: read the log again). Resolves once listening, to the
+   * function that stops it. A log only one process writes leaves it out.
+   */
+  watch?(sessionId: string, listener: (seq: number) => void): Promise<() => void>;
 }
 
 /** A call a parked reply waits on, as the approvals index keeps it (HTTP.md's `Approval`). */

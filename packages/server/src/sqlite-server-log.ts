@@ -180,10 +180,14 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
        ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
     );
-    this.database.transaction(() => {
-      for (const event of events) insert.run(sessionId, event.seq, event.type, event.data);
-      reserve.run(sessionId, reservedThrough);
-    })();
+    try {
+      this.database.transaction(() => {
+        for (const event of events) insert.run(sessionId, event.seq, event.type, event.data);
+        reserve.run(sessionId, reservedThrough);
+      })();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     return Promise.resolve();
   }
 

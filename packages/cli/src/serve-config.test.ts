@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UsageError, parseCommandLine } from './args.js';
+import { loadServeConfig, mergeServeSettings } from './serve-config.js';
+
+const folder = mkdtempSync(join(tmpdir(), 'parley-config-'));
+
+function configFile(name: string, content: unknown): string {
+  const path = join(folder, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('parley.config.json', () => {
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('reads every field, with paths relative to the file, and flags win over it', async () => {
+    const path = configFile('full.json', {
+      $schema: 'https://example.test/parley.config.schema.json',
+      db: 'postgres://parley@db.example:5432/parley',
+      schema: 'agents',
+      host: '0.0.0.0',
+      port: 9000,
+      model: 'scripted:demo',
+      tools: ['read', 'grep'],
+      mode: 'explore',
+      cwd: 'work',
+      rateLimit: { requests: 100, windowSeconds: 60 },
+      jwt: {
+        jwksUrl: 'https://id.example/jwks.json',
+        issuer: 'https://id.example',
+        audience: 'parley',
+      },
+      leaseMs: 10_000,
+      expireEveryMs: 1_000,
+      graceMs: 5_000,
+      bodyLimit: 65_536,
+    });
+    const config = await loadServeConfig(path);
+    expect(config.cwd).toBe(join(folder, 'work'));
+    const settings = mergeServeSettings(config, { port: 0, mode: 'default', tools: 'none' });
+    expect(settings).toEqual({
+      db: 'postgres://parley@db.example:5432/parley',
+      schema: 'agents',
+      host: '0.0.0.0',
+      port: 0,
+      model: 'scripted:demo',
+      tools: 'none',
+      mode: 'default',
+      cwd: join(folder, 'work'),
+      rateLimit: { requests: 100, windowSeconds: 60 },
+      jwt: {
+        jwksUrl: 'https://id.example/jwks.json',
+        issuer: 'https://id.example',
+        audience: 'parley',
+      },
+      leaseMs: 10_000,
+      expireEveryMs: 1_000,
+      graceMs: 5_000,
+      bodyLimit: 65_536,
+    });
+    expect(mergeServeSettings(config, {}).tools).toBe('read,grep');
+  });
+
+  it('refuses a file that is not JSON, an unknown field, a bad value, and two JWT keys', async () => {
+    await expect(loadServeConfig(join(folder, 'missing.json'))).rejects.toThrow(/cannot read it/);
+    await expect(loadServeConfig(configFile('bad.json', '{"port": 80,'))).rejects.toThrow(
+      /not JSON/,
+    );
+    await expect(loadServeConfig(configFile('typo.json', { prot: 80 }))).rejects.toThrow(
+      UsageError,
+    );
+    await expect(loadServeConfig(configFile('port.json', { port: 70_000 }))).rejects.toThrow(
+      /port:/,
+    );
+    await expect(
+      loadServeConfig(configFile('db.json', { db: 'mysql://somewhere/parley' })),
+    ).rejects.toThrow(/db: a postgres:\/\/ URL/);
+    await expect(
+      loadServeConfig(configFile('jwt.json', { jwt: { key: 's', jwksUrl: 'https://x.test/k' } })),
+    ).rejects.toThrow(/exactly one of "key" and "jwksUrl"/);
+  });
+
+  it('takes --db and --config on serve and keys, and refuses --db with --data', () => {
+    expect(
+      parseCommandLine(['serve', '--db', 'postgres://h/db', '--config', 'parley.config.json']),
+    ).toEqual({
+      kind: 'serve',
+      args: { db: 'postgres://h/db', config: 'parley.config.json' },
+    });
+    expect(parseCommandLine(['keys', 'list', '--db', 'postgres://h/db'])).toEqual({
+      kind: 'keys',
+      args: { action: 'list', db: 'postgres://h/db' },
+    });
+    expect(() => parseCommandLine(['serve', '--db', 'postgres://h/db', '--data', 'd'])).toThrow(
+      /not both/,
+    );
+    expect(() => parseCommandLine(['chat', '--db', 'postgres://h/db'])).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,144 @@
+import { pendingMigrations } from '@parley/core';
+import type { StoreMigration } from '@parley/core';
+import type { Pool, PoolClient } from 'pg';
+
+/**
+ * One schema step of the Postgres server log. `sql` gets the schema name
+ * already quoted as an identifier and returns the statements to run.
+ */
+export type PostgresLogMigration = StoreMigration & { sql: (schema: string) => string };
+
+/**
+ * The server log's tables, in order. They sit beside the session store's
+ * tables (same schema, names prefixed `parley_`) and keep their own record
+ * of the steps run, `parley_server_migrations`. Append new steps; never
+ * edit or renumber one that has shipped.
+ */
+export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
+  {
+    version: 1,
+    name: 'sessions, events and keys',
+    // `position`: the order sessions were created in (the listing's cursor).
+    sql: (schema) => `
+      CREATE TABLE ${schema}.parley_server_sessions (
+        id text PRIMARY KEY,
+        position bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        owner text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE INDEX parley_server_sessions_owner
+        ON ${schema}.parley_server_sessions (owner, position);
+      CREATE TABLE ${schema}.parley_session_events (
+        session_id text NOT NULL,
+        seq bigint NOT NULL CHECK (seq > 0),
+        type text NOT NULL,
+        data text NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      );
+      CREATE TABLE ${schema}.parley_session_event_heads (
+        session_id text PRIMARY KEY,
+        reserved bigint NOT NULL
+      );
+      CREATE TABLE ${schema}.parley_api_keys (
+        id text PRIMARY KEY,
+        principal text NOT NULL,
+        roles jsonb NOT NULL,
+        secret_hash text NOT NULL,
+        created_at text NOT NULL,
+        revoked_at text
+      );`,
+  },
+  {
+    version: 2,
+    name: 'waiting calls',
+    sql: (schema) => `
+      CREATE TABLE ${schema}.parley_waiting_calls (
+        session_id text NOT NULL,
+        tool_call_id text NOT NULL,
+        position integer NOT NULL,
+        reply_id text NOT NULL,
+        deadline text,
+        tool_call text NOT NULL,
+        PRIMARY KEY (session_id, tool_call_id)
+      );`,
+  },
+  {
+    version: 3,
+    name: 'idempotency',
+    sql: (schema) => `
+      CREATE TABLE ${schema}.parley_idempotency (
+        principal text NOT NULL,
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        after bigint,
+        last_seq bigint,
+        response text,
+        PRIMARY KEY (principal, key)
+      );`,
+  },
+];
+
+async function inTransaction(pool: Pool, work: (client: PoolClient) => Promise<void>) {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollback: unknown) => {
+      broken = rollback instanceof Error ? rollback : new Error(String(rollback));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * Brings the log's tables in `schema` (quoted; `schemaName` is its plain
+ * name) up to `migrations`, in one transaction under an advisory lock
+ * keyed on the schema, so nodes starting at once take turns. A database
+ * migrated by a newer build, or by a list that forked, is refused
+ * (`StoreMigrationError`). Nothing pending: no DDL is issued.
+ */
+export async function applyLogMigrations(
+  pool: Pool,
+  schema: string,
+  schemaName: string,
+  migrations: readonly PostgresLogMigration[] = POSTGRES_LOG_MIGRATIONS,
+): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query(
+      "SELECT pg_advisory_xact_lock(hashtext('parley.server-log'), hashtext($1))",
+      [schemaName],
+    );
+    const table = `${schema}.parley_server_migrations`;
+    const existing = await client.query<{ table: string | null }>(
+      'SELECT to_regclass($1)::text AS table',
+      [table],
+    );
+    if ((existing.rows[0]?.table ?? null) === null) {
+      const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+        schemaName,
+      ]);
+      if (found.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(`
+        CREATE TABLE ${table} (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`);
+    }
+    const applied = await client.query<StoreMigration>(
+      `SELECT version, name FROM ${table} ORDER BY version`,
+    );
+    for (const migration of pendingMigrations(migrations, applied.rows)) {
+      await client.query(migration.sql(schema));
+      await client.query(`INSERT INTO ${table} (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
+    }
+  });
+}

@@ -1,0 +1,230 @@
+import { StoreMigrationError } from '@parley/core';
+import { Pool, escapeIdentifier } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  describeSessionLogConformance,
+  drain,
+  live,
+  textReply,
+} from '../test/session-log-conformance.js';
+import { EventFeed } from './event-feed.js';
+import { followEvents } from './follow.js';
+import { applyLogMigrations, POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';
+import { PostgresServerLog } from './postgres-server-log.js';
+import { postgresRateLimit } from './rate-limit.js';
+import { RateLimitedError } from './errors.js';
+import type { StoredEvent } from './server-log.js';
+
+const url = process.env.PARLEY_PG_URL ?? '';
+if (url === '') {
+  if (process.env.CI !== undefined) {
+    throw new Error('PARLEY_PG_URL must be set in CI (.ci/services exports it).');
+  }
+  console.warn(
+    'Skipping the Postgres server log tests: PARLEY_PG_URL is not set ' +
+      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
+  );
+}
+
+/** A schema or channel name no other run uses. */
+const randomName = (prefix: string): string =>
+  `${prefix}_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
+
+describe.skipIf(url === '')('PostgresServerLog', () => {
+  let admin: Pool | undefined;
+  const schemas: string[] = [];
+  beforeAll(() => {
+    admin = new Pool({ connectionString: url, max: 2 });
+  });
+  afterAll(async () => {
+    for (const schema of schemas) {
+      await admin?.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
+    }
+    await admin?.end();
+  });
+  /** A place of its own: a fresh schema and channel, shared by `nodes` logs (several nodes). */
+  async function deployment(nodes: number): Promise<PostgresServerLog[]> {
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const channel = randomName('parley_events');
+    const logs: PostgresServerLog[] = [];
+    for (let index = 0; index < nodes; index += 1) {
+      logs.push(await PostgresServerLog.open({ connectionString: url, schema, channel }));
+    }
+    return logs;
+  }
+
+  describeSessionLogConformance('PostgresServerLog', async () => {
+    const [log] = await deployment(1);
+    if (log === undefined) throw new Error('no log');
+    return { log, close: () => log.close() };
+  });
+
+  it('migrates once when several nodes start at once, and refuses a newer database', async () => {
+    const logs = await deployment(4);
+    await Promise.all(logs.map((log) => log.migrate()));
+    const schema = schemas.at(-1) ?? '';
+    const applied = await admin?.query<{ version: number }>(
+      `SELECT version FROM ${escapeIdentifier(schema)}.parley_server_migrations ORDER BY version`,
+    );
+    expect(applied?.rows.map((row) => row.version)).toEqual(
+      POSTGRES_LOG_MIGRATIONS.map((migration) => migration.version),
+    );
+    if (admin === undefined) throw new Error('no admin pool');
+    await expect(
+      applyLogMigrations(
+        admin,
+        escapeIdentifier(schema),
+        schema,
+        POSTGRES_LOG_MIGRATIONS.slice(0, 1),
+      ),
+    ).rejects.toBeInstanceOf(StoreMigrationError);
+    await Promise.all(logs.map((log) => log.close()));
+  });
+
+  it('announces each append after it commits, with the highest number stored', async () => {
+    const [writer, reader] = await deployment(2);
+    if (writer === undefined || reader === undefined) throw new Error('no logs');
+    const heard: number[] = [];
+    let wake: (() => void) | undefined;
+    const stop = await reader.watch('s:1', (seq) => {
+      heard.push(seq);
+      wake?.();
+    });
+    const next = () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    const first = next();
+    await writer.append(
+      's:1',
+      [
+        { seq: 1, type: 'A', data: '{}' },
+        { seq: 2, type: 'B', data: '{}' },
+      ],
+      64,
+    );
+    await first;
+    // A reservation alone announces nothing; the next stored event does.
+    await writer.append('s:1', [], 128);
+    await writer.append('s:other', [{ seq: 1, type: 'A', data: '{}' }], 1);
+    const second = next();
+    await writer.append('s:1', [{ seq: 3, type: 'C', data: '{}' }], 3);
+    await second;
+    expect(heard).toEqual([2, 3]);
+    stop();
+    await Promise.all([writer.close(), reader.close()]);
+  });
+
+  it('shows a follower on one node a reply recorded on another, live, once and in order', async () => {
+    const [nodeA, nodeB] = await deployment(2);
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
+    // Two replies before the follower comes: it starts after the first event.
+    await drain(new EventFeed(nodeB).record('s1', live(textReply('s1', 3))));
+    const recording = new EventFeed(nodeB).record('s1', live(textReply('s1', 100)));
+    const controller = new AbortController();
+    const follower = followEvents(nodeA, new EventFeed(nodeA), 's1', 1, controller.signal);
+    const seen: StoredEvent[] = [];
+    const take = async (): Promise<StoredEvent> => {
+      const next = await follower.next();
+      if (next.done === true) throw new Error('the follower ended');
+      seen.push(next.value);
+      return next.value;
+    };
+    // The stored events of the first reply.
+    for (let index = 0; index < 5; index += 1) await take();
+    // Each event that is not a delta reaches node A before node B goes on.
+    const start = await recording.next();
+    expect(start.done !== true && start.value.type).toBe('REPLY_START');
+    expect((await take()).type).toBe('REPLY_START');
+    const blockStart = await recording.next();
+    expect(blockStart.done !== true && blockStart.value.type).toBe('TEXT_BLOCK_START');
+    expect((await take()).type).toBe('TEXT_BLOCK_START');
+    // The rest of the reply, deltas included, then the reply is over.
+    await drain(recording);
+    while (seen.length < 5 + 103) await take();
+    controller.abort();
+    expect(await follower.next()).toEqual({ done: true, value: undefined });
+    expect(seen.map((stored) => stored.seq)).toEqual(
+      Array.from({ length: 5 + 103 }, (_, index) => index + 2),
+    );
+    expect(await nodeA.events('s1', 1, 1000)).toEqual(seen);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
+  it('continues numbering on another node after one died mid-stream, with no number twice', async () => {
+    const [nodeA, nodeB] = await deployment(2);
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
+    const controller = new AbortController();
+    const feedA = new EventFeed(nodeA);
+    const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
+    const crashed = new EventFeed(nodeB).record('s1', live(textReply('s1', 10)));
+    for (let step = 0; step < 7; step += 1) await crashed.next();
+    // Node B is gone (its generator is never finished); node A runs the next reply.
+    const continued = await drain(feedA.record('s1', live(textReply('s1', 2))));
+    expect(continued[0]?.seq).toBeGreaterThan(7);
+    const seen: number[] = [];
+    for await (const stored of follower) {
+      seen.push(stored.seq);
+      if (stored.seq === continued.at(-1)?.seq) controller.abort();
+    }
+    expect(seen).toEqual([1, 2, 3, ...continued.map((stored) => stored.seq)]);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
+  it('takes the LISTEN connection again after it dies, and tells followers to read the log', async () => {
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const channel = randomName('parley_events');
+    const failures: Error[] = [];
+    const reader = await PostgresServerLog.open({
+      connectionString: url,
+      schema,
+      channel,
+      onError: (error) => failures.push(error),
+    });
+    const writer = await PostgresServerLog.open({ connectionString: url, schema, channel });
+    const heard: number[] = [];
+    let wake: (() => void) | undefined;
+    const next = () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    const stop = await reader.watch('s1', (seq) => {
+      heard.push(seq);
+      wake?.();
+    });
+    const resynced = next();
+    await admin?.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, [
+      `LISTEN ${escapeIdentifier(channel)}`,
+    ]);
+    await resynced;
+    expect(heard).toEqual([Number.MAX_SAFE_INTEGER]);
+    expect(failures.length).toBeGreaterThan(0);
+    const after = next();
+    await writer.append('s1', [{ seq: 1, type: 'A', data: '{}' }], 1);
+    await after;
+    expect(heard).toEqual([Number.MAX_SAFE_INTEGER, 1]);
+    stop();
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it("shares a principal's rate limit between nodes", async () => {
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const pools = [new Pool({ connectionString: url }), new Pool({ connectionString: url })];
+    await admin?.query(`CREATE SCHEMA ${escapeIdentifier(schema)}`);
+    const [nodeA, nodeB] = await Promise.all(
+      pools.map((pool) => postgresRateLimit({ requests: 3, windowSeconds: 60 }, { pool, schema })),
+    );
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no limits');
+    const alice = { id: 'alice' };
+    await nodeA.take(alice);
+    await nodeB.take(alice);
+    await nodeA.take(alice);
+    const refused = await nodeB.take(alice).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    await nodeB.take({ id: 'bob' });
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+});

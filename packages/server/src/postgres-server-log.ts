@@ -1,0 +1,388 @@
+import { InvalidInputError } from '@parley/core';
+import { Pool, escapeIdentifier } from 'pg';
+import type { PoolClient } from 'pg';
+import { AppendNotices, formatAppendNotice } from './append-notices.js';
+import { applyLogMigrations } from './postgres-log-migrations.js';
+import { isWaitingCall } from './session-summary.js';
+import type {
+  Approval,
+  ApiKeyRecord,
+  ApiKeyStore,
+  IdempotentRequest,
+  SessionLog,
+  SessionPage,
+  SessionRecord,
+  StoredEvent,
+} from './server-log.js';
+
+/**
+ * Options of `PostgresServerLog`. Give a `connectionString` (the log makes
+ * and ends its own pool) or a `pool` you own (never ended by the log).
+ * `schema`: where the tables live (default `'public'`; created if missing),
+ * usually the session store's. `channel`: the NOTIFY channel appends are
+ * announced on (default `'parley_events'`; every node of a deployment
+ * must use the same). `onError`: told about failures nobody awaits (the
+ * LISTEN connection dropping, an idle pooled connection failing).
+ */
+export type PostgresServerLogOptions = ({ connectionString: string } | { pool: Pool }) & {
+  schema?: string;
+  channel?: string;
+  onError?: (error: Error) => void;
+};
+
+type SessionRow = { id: string; position: string; owner: string; created_at: string };
+type EventRow = { seq: string; type: string; data: string };
+type WaitingRow = {
+  session_id: string;
+  reply_id: string;
+  deadline: string | null;
+  tool_call: string;
+};
+type IdempotencyRow = {
+  principal: string;
+  key: string;
+  request_hash: string;
+  after: string | null;
+  last_seq: string | null;
+  response: string | null;
+};
+type KeyRow = {
+  id: string;
+  principal: string;
+  roles: unknown;
+  secret_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+const numberOrNull = (value: string | null): number | null =>
+  value === null ? null : Number(value);
+
+function keyOfRow(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    principal: row.principal,
+    roles: Array.isArray(row.roles) ? row.roles.filter((role) => typeof role === 'string') : [],
+    secretHash: row.secret_hash,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function approvalOfRow(row: WaitingRow): Approval | undefined {
+  const toolCall: unknown = JSON.parse(row.tool_call);
+  if (!isWaitingCall(toolCall)) return undefined;
+  return { sessionId: row.session_id, replyId: row.reply_id, deadline: row.deadline, toolCall };
+}
+
+/**
+ * The server's session records, event log, approvals index, idempotency
+ * claims and API keys in PostgreSQL, for several nodes sharing one
+ * database. An append is one statement (so one transaction): the events,
+ * the reservation, and a `NOTIFY` of `'<sessionId>:<seq>'` that every node
+ * receives once it commits; `watch` hands those to followers, which read
+ * the rows (see docs/decisions/server-0002-several-nodes.md).
+ *
+ * @example
+ * const log = await PostgresServerLog.open({ connectionString: process.env.DATABASE_URL! });
+ * const server = createServer({ store, log, agent, authenticate: apiKeyAuth(log) });
+ */
+export class PostgresServerLog implements SessionLog, ApiKeyStore {
+  private readonly pool: Pool;
+  private readonly ownsPool: boolean;
+  private readonly schemaName: string;
+  private readonly schema: string;
+  private readonly channel: string;
+  private readonly notices: AppendNotices;
+  private migrated: Promise<void> | undefined;
+
+  constructor(options: PostgresServerLogOptions) {
+    const onError = options.onError ?? (() => undefined);
+    if ('pool' in options) {
+      this.pool = options.pool;
+      this.ownsPool = false;
+    } else {
+      this.pool = new Pool({ connectionString: options.connectionString });
+      this.ownsPool = true;
+      this.pool.on('error', onError);
+    }
+    this.schemaName = options.schema ?? 'public';
+    this.schema = escapeIdentifier(this.schemaName);
+    this.channel = options.channel ?? 'parley_events';
+    this.notices = new AppendNotices(this.pool, this.channel, onError);
+  }
+
+  /** Creates a log and migrates its tables before handing it out. */
+  static async open(options: PostgresServerLogOptions): Promise<PostgresServerLog> {
+    const log = new PostgresServerLog(options);
+    try {
+      await log.migrate();
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
+    return log;
+  }
+
+  /**
+   * Applies pending migrations (once; later calls wait for the first). Safe
+   * from several nodes at once; every other method calls it first.
+   */
+  migrate(): Promise<void> {
+    this.migrated ??= applyLogMigrations(this.pool, this.schema, this.schemaName).catch(
+      (error: unknown) => {
+        this.migrated = undefined;
+        throw error;
+      },
+    );
+    return this.migrated;
+  }
+
+  private table(name: string): string {
+    return `${this.schema}.${name}`;
+  }
+
+  private async query<Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> {
+    await this.migrate();
+    return (await this.pool.query<Row>(text, values)).rows;
+  }
+
+  private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+    await this.migrate();
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async createSession(record: SessionRecord): Promise<void> {
+    const inserted = await this.query<{ id: string }>(
+      `INSERT INTO ${this.table('parley_server_sessions')} (id, owner, created_at)
+       VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id`,
+      [record.id, record.owner, record.createdAt],
+    );
+    if (inserted.length === 0)
+      throw new InvalidInputError(`Session '${record.id}' exists already.`);
+  }
+
+  async session(sessionId: string): Promise<SessionRecord | undefined> {
+    const [row] = await this.query<SessionRow>(
+      `SELECT id, position, owner, created_at FROM ${this.table('parley_server_sessions')}
+       WHERE id = $1`,
+      [sessionId],
+    );
+    return row === undefined
+      ? undefined
+      : { id: row.id, owner: row.owner, createdAt: row.created_at };
+  }
+
+  async listSessions(
+    owner: string | null,
+    options: { cursor?: string; limit: number },
+  ): Promise<SessionPage> {
+    const cursor = options.cursor;
+    if (cursor !== undefined && !/^\d{1,15}$/.test(cursor)) {
+      throw new InvalidInputError(`Bad cursor ${JSON.stringify(cursor)}.`);
+    }
+    const rows = await this.query<SessionRow>(
+      `SELECT id, position, owner, created_at FROM ${this.table('parley_server_sessions')}
+       WHERE ($1::text IS NULL OR owner = $1) AND ($2::bigint IS NULL OR position < $2)
+       ORDER BY position DESC LIMIT $3`,
+      [owner, cursor ?? null, options.limit + 1],
+    );
+    const page = rows.slice(0, options.limit);
+    const last = page.at(-1);
+    return {
+      sessions: page.map((row) => ({ id: row.id, owner: row.owner, createdAt: row.created_at })),
+      next: rows.length > options.limit && last !== undefined ? last.position : null,
+    };
+  }
+
+  async append(
+    sessionId: string,
+    events: readonly StoredEvent[],
+    reservedThrough: number,
+  ): Promise<void> {
+    const last = events.at(-1);
+    // One statement: the rows, the reservation and the notice commit together.
+    await this.query(
+      `WITH inserted AS (
+         INSERT INTO ${this.table('parley_session_events')} (session_id, seq, type, data)
+         SELECT $1, seq, type, data FROM unnest($2::bigint[], $3::text[], $4::text[])
+           AS event (seq, type, data)
+         RETURNING 1
+       ), head AS (
+         INSERT INTO ${this.table('parley_session_event_heads')} (session_id, reserved)
+         VALUES ($1, $5)
+         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
+         RETURNING 1
+       )
+       SELECT pg_notify($6, $7) WHERE $7::text IS NOT NULL`,
+      [
+        sessionId,
+        events.map((event) => event.seq),
+        events.map((event) => event.type),
+        events.map((event) => event.data),
+        reservedThrough,
+        this.channel,
+        last === undefined ? null : formatAppendNotice({ sessionId, seq: last.seq }),
+      ],
+    );
+  }
+
+  async events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.query<EventRow>(
+      `SELECT seq, type, data FROM ${this.table('parley_session_events')}
+       WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [sessionId, after, limit],
+    );
+    return rows.map((row) => ({ seq: Number(row.seq), type: row.type, data: row.data }));
+  }
+
+  async lastSeq(sessionId: string): Promise<number> {
+    const [row] = await this.query<{ last: string }>(
+      `SELECT greatest(
+         coalesce((SELECT max(seq) FROM ${this.table('parley_session_events')}
+                   WHERE session_id = $1), 0),
+         coalesce((SELECT reserved FROM ${this.table('parley_session_event_heads')}
+                   WHERE session_id = $1), 0)) AS last`,
+      [sessionId],
+    );
+    return Number(row?.last ?? 0);
+  }
+
+  watch(sessionId: string, listener: (seq: number) => void): Promise<() => void> {
+    return this.notices.watch(sessionId, listener);
+  }
+
+  async setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
+    const table = this.table('parley_waiting_calls');
+    await this.transaction(async (client) => {
+      await client.query(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
+      if (approvals.length === 0) return;
+      await client.query(
+        `INSERT INTO ${table} (session_id, tool_call_id, position, reply_id, deadline, tool_call)
+         SELECT $1, call.id, call.position - 1, call.reply_id, call.deadline, call.tool_call
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+           WITH ORDINALITY AS call (id, reply_id, deadline, tool_call, position)`,
+        [
+          sessionId,
+          approvals.map((approval) => approval.toolCall.id),
+          approvals.map((approval) => approval.replyId),
+          approvals.map((approval) => approval.deadline),
+          approvals.map((approval) => JSON.stringify(approval.toolCall)),
+        ],
+      );
+    });
+  }
+
+  async listWaiting(owner: string | null): Promise<Approval[]> {
+    const rows = await this.query<WaitingRow>(
+      `SELECT w.session_id, w.reply_id, w.deadline, w.tool_call
+       FROM ${this.table('parley_waiting_calls')} w
+       JOIN ${this.table('parley_server_sessions')} s ON s.id = w.session_id
+       WHERE ($1::text IS NULL OR s.owner = $1) ORDER BY s.position, w.position`,
+      [owner],
+    );
+    return rows.flatMap((row) => approvalOfRow(row) ?? []);
+  }
+
+  async claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined> {
+    const table = this.table('parley_idempotency');
+    // A claim released between the insert and the read is tried again.
+    for (;;) {
+      const claimed = await this.query<{ key: string }>(
+        `INSERT INTO ${table} (principal, key, request_hash) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING key`,
+        [request.principal, request.key, request.requestHash],
+      );
+      if (claimed.length > 0) return undefined;
+      const [earlier] = await this.query<IdempotencyRow>(
+        `SELECT principal, key, request_hash, after, last_seq, response FROM ${table}
+         WHERE principal = $1 AND key = $2`,
+        [request.principal, request.key],
+      );
+      if (earlier !== undefined) {
+        return {
+          principal: earlier.principal,
+          key: earlier.key,
+          requestHash: earlier.request_hash,
+          after: numberOrNull(earlier.after),
+          lastSeq: numberOrNull(earlier.last_seq),
+          response: earlier.response,
+        };
+      }
+    }
+  }
+
+  async settleIdempotency(request: IdempotentRequest): Promise<void> {
+    await this.query(
+      `UPDATE ${this.table('parley_idempotency')} SET after = $1, last_seq = $2, response = $3
+       WHERE principal = $4 AND key = $5`,
+      [request.after, request.lastSeq, request.response, request.principal, request.key],
+    );
+  }
+
+  async releaseIdempotency(principal: string, key: string): Promise<void> {
+    await this.query(
+      `DELETE FROM ${this.table('parley_idempotency')} WHERE principal = $1 AND key = $2`,
+      [principal, key],
+    );
+  }
+
+  async addKey(record: ApiKeyRecord): Promise<void> {
+    await this.query(
+      `INSERT INTO ${this.table('parley_api_keys')}
+       (id, principal, roles, secret_hash, created_at, revoked_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6)`,
+      [
+        record.id,
+        record.principal,
+        JSON.stringify(record.roles),
+        record.secretHash,
+        record.createdAt,
+        record.revokedAt,
+      ],
+    );
+  }
+
+  async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.query<KeyRow>(
+      `SELECT * FROM ${this.table('parley_api_keys')} WHERE id = $1`,
+      [id],
+    );
+    return row === undefined ? undefined : keyOfRow(row);
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const rows = await this.query<KeyRow>(
+      `SELECT * FROM ${this.table('parley_api_keys')} ORDER BY created_at, id`,
+    );
+    return rows.map(keyOfRow);
+  }
+
+  async revokeKey(id: string, at: string): Promise<boolean> {
+    const rows = await this.query<{ id: string }>(
+      `UPDATE ${this.table('parley_api_keys')} SET revoked_at = $1
+       WHERE id = $2 AND revoked_at IS NULL RETURNING id`,
+      [at, id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Stops listening and, when the log made its pool, ends it. */
+  async close(): Promise<void> {
+    this.notices.close();
+    if (this.ownsPool) await this.pool.end();
+  }
+}
