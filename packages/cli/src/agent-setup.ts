@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AskUser } from '@parley/core';
 import type { AnyTool, ChatModel } from '@parley/core';
+import { commandsModel, commandsSystemPrompt, commandsTools } from './commands-script.js';
 import { demoModel, demoSystemPrompt } from './demo-script.js';
 import { demoTools } from './demo-tools.js';
 import { createChatModel } from './model-spec.js';
@@ -37,6 +38,15 @@ export async function buildSetup(
       tools: demoTools(directory),
       systemPrompt: demoSystemPrompt,
       notes: [`The demo's notes go to ${directory}`],
+    };
+  }
+  if (choice.kind === 'commands') {
+    const directory = join(tmpdir(), 'parley-commands', key);
+    return {
+      model: commandsModel(),
+      tools: commandsTools(directory),
+      systemPrompt: commandsSystemPrompt,
+      notes: [`The scripted commands model; notes go to ${directory}`],
     };
   }
   const tools = await createTools(toolNames, cwd);

@@ -61,6 +61,13 @@ describe('command line', () => {
     expect(() => parseCommandLine(['chat', '--port', '80'])).toThrow(/--port/);
     expect(() => parseCommandLine(['serve', '--port', 'http'])).toThrow(/--port/);
     expect(() => parseCommandLine(['serve', '--session', 'x'])).toThrow(/--session/);
+    expect(parseCommandLine(['serve', '--park-timeout', '60000'])).toEqual({
+      kind: 'serve',
+      args: { parkTimeout: 60_000 },
+    });
+    expect(() => parseCommandLine(['serve', '--park-timeout', '0'])).toThrow(/--park-timeout/);
+    expect(() => parseCommandLine(['serve', '--park-timeout', '1h'])).toThrow(/--park-timeout/);
+    expect(() => parseCommandLine(['chat', '--park-timeout', '5'])).toThrow(/--park-timeout/);
     expect(() => parseCommandLine(['keys', 'create'])).toThrow(UsageError);
     expect(() => parseCommandLine(['keys', 'drop', 'k1'])).toThrow(UsageError);
     expect(() => parseCommandLine(['chat', '--colour'])).toThrow(UsageError);

@@ -31,6 +31,7 @@ export type ServeArgs = {
   host?: string;
   port?: number;
   data?: string;
+  parkTimeout?: number;
   db?: string;
   config?: string;
 };
@@ -62,7 +63,7 @@ export class UsageError extends Error {
 export const usage = `Usage: parley chat [options]
        parley serve [--model SPEC] [--mode MODE] [--tools LIST] [--cwd DIR]
                     [--host HOST] [--port PORT] [--data DIR | --db URL]
-                    [--config FILE]
+                    [--config FILE] [--park-timeout MS]
        parley keys create PRINCIPAL [--role approver] | keys list | keys revoke ID
                     [--data DIR | --db URL | --config FILE]
 
@@ -92,6 +93,8 @@ On any address but a loopback one it starts only with an API key or JWT.
 --config FILE reads the rest from JSON (parley.config.json: db, schema,
 host, port, model, tools, mode, cwd, rateLimit, jwt, leaseMs,
 expireEveryMs, graceMs, bodyLimit); flags win over the file.
+--park-timeout MS: how long a parked reply waits for its answers before it
+expires (default: no limit).
 parley keys: create (the token is printed once), list, revoke API keys in
 the same --data folder or --db database.
 
@@ -120,6 +123,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         host: { type: 'string' },
         port: { type: 'string' },
         data: { type: 'string' },
+        'park-timeout': { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
         role: { type: 'string', multiple: true },
@@ -146,12 +150,12 @@ export function parseCommandLine(argv: readonly string[]): Command {
     return { kind: 'serve', args: serveArgs(values) };
   }
   if (command === 'keys')
-    foreign(['model', 'mode', 'tools', 'cwd', 'session', 'mcp', 'host', 'port']);
+    foreign(['model', 'mode', 'tools', 'cwd', 'session', 'mcp', 'host', 'port', 'park-timeout']);
   if (command === 'keys') return { kind: 'keys', args: keysArgs(extra, values) };
   if (command !== 'chat')
     throw new UsageError(`Unknown command ${JSON.stringify(command)}; try "parley chat".`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}.`);
-  foreign(['host', 'port', 'data', 'role', 'db', 'config']);
+  foreign(['host', 'port', 'data', 'role', 'db', 'config', 'park-timeout']);
   const args: ChatArgs = {};
   if (values.model !== undefined) args.model = values.model;
   if (values.mode !== undefined) args.mode = modeOf(values.mode);
@@ -171,6 +175,7 @@ type OptionValues = {
   host?: string | undefined;
   port?: string | undefined;
   data?: string | undefined;
+  'park-timeout'?: string | undefined;
   db?: string | undefined;
   config?: string | undefined;
   role?: string[] | undefined;
@@ -206,6 +211,15 @@ function serveArgs(values: OptionValues): ServeArgs {
       );
     }
     args.port = port;
+  }
+  const parkTimeout = values['park-timeout'];
+  if (parkTimeout !== undefined) {
+    if (!/^\d{1,12}$/.test(parkTimeout) || Number(parkTimeout) === 0) {
+      throw new UsageError(
+        `--park-timeout ${JSON.stringify(parkTimeout)}: give a number of milliseconds above 0.`,
+      );
+    }
+    args.parkTimeout = Number(parkTimeout);
   }
   return args;
 }

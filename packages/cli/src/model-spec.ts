@@ -8,7 +8,7 @@ import type { ChatModel } from '@parley/core';
  */
 
 /** What `--model` asked for. */
-export type ModelChoice = { kind: 'demo' } | { kind: 'model'; spec: string };
+export type ModelChoice = { kind: 'demo' } | { kind: 'commands' } | { kind: 'model'; spec: string };
 
 /** A `--model` value the CLI refuses before reaching the adapters. */
 export class ModelSpecError extends Error {
@@ -22,18 +22,23 @@ export const modelSpecForms = [
   'ollama:qwen3',
   'openai-compatible:http://localhost:8000/v1#qwen3',
   'scripted:demo',
+  'scripted:commands',
 ] as const;
 
 /** The demo's spec. */
 export const demoSpec = 'scripted:demo';
 
+/** The spec of the scripted commands model (each user message is a command; see commands-script.ts). */
+export const commandsSpec = 'scripted:commands';
+
 /** Reads `--model`: the demo, or a spec for `createModel` (checked when the model is made). */
 export function parseModelChoice(text: string): ModelChoice {
   const spec = text.trim();
   if (spec === demoSpec) return { kind: 'demo' };
+  if (spec === commandsSpec) return { kind: 'commands' };
   if (spec.startsWith('scripted:')) {
     throw new ModelSpecError(
-      `--model ${JSON.stringify(text)}: the scripted model has one script, "demo".`,
+      `--model ${JSON.stringify(text)}: the scripted model has two scripts, "demo" and "commands".`,
     );
   }
   return { kind: 'model', spec };

@@ -112,6 +112,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
         model: setup.model,
         toolkit: new Toolkit(setup.tools),
         permission: { mode: settings.mode ?? 'default', workingDirectories: [cwd] },
+        ...(args.parkTimeout === undefined ? {} : { parkTimeout: args.parkTimeout }),
       },
       authenticate: authenticator(token, login, log, settings.jwt),
       ...(settings.leaseMs === undefined ? {} : { lease: settings.leaseMs }),

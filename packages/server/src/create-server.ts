@@ -6,6 +6,8 @@ import { Sessions } from '@parley/core';
 import type { MayAnswer, SessionStore, SessionsOptions } from '@parley/core';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { registerAguiRoutes } from './agui/agui-route.js';
+import { FrontendTools } from './agui/frontend-tools.js';
 import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
 import { EventFeed } from './event-feed.js';
 import { startExpiryTimer } from './expiry-timer.js';
@@ -96,10 +98,11 @@ export function createServer(options: ServerOptions): ParleyServer {
   const log = options.log ?? new SqliteServerLog({ path: ':memory:' });
   const clock = options.clock ?? (() => new Date());
   const closing = new AbortController();
+  const frontend = new FrontendTools(options.agent);
   const context: ServerContext = {
     sessions: new Sessions({
       store: options.store,
-      agent: options.agent,
+      agent: frontend.agent,
       clock,
       ...(options.mayAnswer === undefined ? {} : { mayAnswer: options.mayAnswer }),
       ...(options.lease === undefined ? {} : { lease: options.lease }),
@@ -166,6 +169,7 @@ export function createServer(options: ServerOptions): ParleyServer {
   );
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
+  registerAguiRoutes(app, context, frontend);
 
   const expireEvery = options.expireEveryMs ?? 5_000;
   const expiry =

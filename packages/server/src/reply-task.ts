@@ -24,7 +24,7 @@ export async function startReply(
   sessions: Sessions,
   feed: EventFeed,
   sessionId: string,
-  input: ReplyInput,
+  input: ReplyInput | undefined,
   approver: string,
 ): Promise<RunningReply> {
   const events = feed.record(sessionId, sessions.replyStream(sessionId, input, { approver }));
