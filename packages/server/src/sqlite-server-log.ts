@@ -42,6 +42,15 @@ const migrations: readonly string[] = [
      PRIMARY KEY (principal, key)) WITHOUT ROWID;`,
 ];
 
+/** An append waiting for its group commit, and how to tell its caller. */
+type PendingAppend = {
+  sessionId: string;
+  events: readonly StoredEvent[];
+  reservedThrough: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+};
+
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
 type WaitingRow = {
   session_id: string;
@@ -89,17 +98,34 @@ function keyOfRow(row: KeyRow): ApiKeyRecord {
 /**
  * The server's session records, event log and API keys in SQLite, in tables
  * of their own (prefixed `parley_`) that can share the session store's file.
- * Appends are one transaction each: the server batches token deltas, so a
- * streamed reply costs a commit per step, not per token.
+ * The server batches token deltas, so a streamed reply costs a commit per
+ * step, not per token; and the appends made in one turn of the event loop
+ * (by replies running side by side) are committed together, in one
+ * transaction, on the next.
  */
 export class SqliteServerLog implements SessionLog, ApiKeyStore {
   private readonly database: Database.Database;
+  private readonly statements: {
+    insertEvent: Database.Statement<[string, number, string, string]>;
+    reserve: Database.Statement<[string, number]>;
+  };
+  /** Appends waiting for the next group commit. */
+  private queuedAppends: PendingAppend[] = [];
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('busy_timeout = 5000');
     this.migrate();
+    this.statements = {
+      insertEvent: this.database.prepare(
+        'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
+      ),
+      reserve: this.database.prepare(
+        `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
+      ),
+    };
   }
 
   private migrate(): void {
@@ -173,18 +199,44 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    const insert = this.database.prepare(
-      'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
-    );
-    const reserve = this.database.prepare(
-      `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
-    );
-    this.database.transaction(() => {
-      for (const event of events) insert.run(sessionId, event.seq, event.type, event.data);
-      reserve.run(sessionId, reservedThrough);
-    })();
-    return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.queuedAppends.push({ sessionId, events, reservedThrough, resolve, reject });
+      if (this.queuedAppends.length === 1) setImmediate(() => this.commitAppends());
+    });
+  }
+
+  /**
+   * Commits every append queued since the last commit in one transaction
+   * (group commit: replies running side by side share a commit, so its
+   * fsync, instead of blocking the process for one each). If that
+   * transaction fails, each append is tried alone, so one bad append fails
+   * only its own caller.
+   */
+  private commitAppends(): void {
+    const batch = this.queuedAppends;
+    if (batch.length === 0) return;
+    this.queuedAppends = [];
+    const write = (append: PendingAppend): void => {
+      for (const event of append.events) {
+        this.statements.insertEvent.run(append.sessionId, event.seq, event.type, event.data);
+      }
+      this.statements.reserve.run(append.sessionId, append.reservedThrough);
+    };
+    try {
+      this.database.transaction(() => batch.forEach(write))();
+      for (const append of batch) append.resolve();
+      return;
+    } catch {
+      // One of them failed the whole transaction: find which, one at a time.
+    }
+    for (const append of batch) {
+      try {
+        this.database.transaction(() => write(append))();
+        append.resolve();
+      } catch (error) {
+        append.reject(error);
+      }
+    }
   }
 
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
@@ -325,6 +377,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
 
   /** Closes the database connection. */
   close(): void {
+    this.commitAppends();
     this.database.close();
   }
 }
