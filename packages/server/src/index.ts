@@ -34,4 +34,5 @@ export {
   RateLimitedError,
   UnauthenticatedError,
 } from './errors.js';
+export { RequestTimeoutError, ShuttingDownError } from './service-errors.js';
 export type { RateLimitOptions } from './rate-limit.js';
