@@ -10,6 +10,7 @@ import type { ServeArgs } from './args.js';
 import { UsageError } from './args.js';
 import { buildSetup } from './agent-setup.js';
 import { approverName } from './login-name.js';
+import { serveLogger } from './serve-logger.js';
 import { defaultModelSpec, demoSpec, parseModelChoice } from './model-spec.js';
 import { builtInToolNames, parseToolList } from './tool-set.js';
 
@@ -90,6 +91,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
         permission: { mode: args.mode ?? 'default', workingDirectories: [cwd] },
       },
       authenticate: authenticator(token, login, log),
+      logger: serveLogger(),
     });
     const { url } = await server.listen({ port: args.port ?? 8787, host });
     write(`parley serve · ${spec} · ${url}\n`);
