@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
+import { GroupCommit } from './group-commit.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
   IdempotentRequest,
@@ -41,15 +42,6 @@ const migrations: readonly string[] = [
      after INTEGER, last_seq INTEGER, response TEXT,
      PRIMARY KEY (principal, key)) WITHOUT ROWID;`,
 ];
-
-/** An append waiting for its group commit, and how to tell its caller. */
-type PendingAppend = {
-  sessionId: string;
-  events: readonly StoredEvent[];
-  reservedThrough: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-};
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
 type WaitingRow = {
@@ -105,19 +97,45 @@ function keyOfRow(row: KeyRow): ApiKeyRecord {
  */
 export class SqliteServerLog implements SessionLog, ApiKeyStore {
   private readonly database: Database.Database;
+  /** The statements of the calls made on every request or reply, prepared once. */
   private readonly statements: {
+    session: Database.Statement<[string], SessionRow>;
+    events: Database.Statement<[string, number, number], StoredEvent>;
+    lastSeq: Database.Statement<[string, string], { last: number | null }>;
+    clearWaiting: Database.Statement<[string]>;
+    insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
+    findKey: Database.Statement<[string], KeyRow>;
     insertEvent: Database.Statement<[string, number, string, string]>;
     reserve: Database.Statement<[string, number]>;
   };
-  /** Appends waiting for the next group commit. */
-  private queuedAppends: PendingAppend[] = [];
+  /** Appends and index updates, committed a turn of the event loop at a time. */
+  private readonly writes: GroupCommit;
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('busy_timeout = 5000');
     this.migrate();
+    this.writes = new GroupCommit(this.database);
     this.statements = {
+      session: this.database.prepare(
+        'SELECT rowid, id, owner, created_at FROM parley_server_sessions WHERE id = ?',
+      ),
+      events: this.database.prepare(
+        `SELECT seq, type, data FROM parley_session_events
+         WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      lastSeq: this.database.prepare(
+        `SELECT max(
+           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
+           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
+      ),
+      clearWaiting: this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?'),
+      insertWaiting: this.database.prepare(
+        `INSERT INTO parley_waiting_calls
+         (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      findKey: this.database.prepare('SELECT * FROM parley_api_keys WHERE id = ?'),
       insertEvent: this.database.prepare(
         'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
       ),
@@ -162,11 +180,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   session(sessionId: string): Promise<SessionRecord | undefined> {
-    const row = this.database
-      .prepare<[string], SessionRow>(
-        'SELECT rowid, id, owner, created_at FROM parley_server_sessions WHERE id = ?',
-      )
-      .get(sessionId);
+    const row = this.statements.session.get(sessionId);
     return Promise.resolve(
       row === undefined ? undefined : { id: row.id, owner: row.owner, createdAt: row.created_at },
     );
@@ -199,78 +213,28 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queuedAppends.push({ sessionId, events, reservedThrough, resolve, reject });
-      if (this.queuedAppends.length === 1) setImmediate(() => this.commitAppends());
+    return this.writes.run(() => {
+      for (const event of events) {
+        this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
+      }
+      this.statements.reserve.run(sessionId, reservedThrough);
     });
   }
 
-  /**
-   * Commits every append queued since the last commit in one transaction
-   * (group commit: replies running side by side share a commit, so its
-   * fsync, instead of blocking the process for one each). If that
-   * transaction fails, each append is tried alone, so one bad append fails
-   * only its own caller.
-   */
-  private commitAppends(): void {
-    const batch = this.queuedAppends;
-    if (batch.length === 0) return;
-    this.queuedAppends = [];
-    const write = (append: PendingAppend): void => {
-      for (const event of append.events) {
-        this.statements.insertEvent.run(append.sessionId, event.seq, event.type, event.data);
-      }
-      this.statements.reserve.run(append.sessionId, append.reservedThrough);
-    };
-    try {
-      this.database.transaction(() => batch.forEach(write))();
-      for (const append of batch) append.resolve();
-      return;
-    } catch {
-      // One of them failed the whole transaction: find which, one at a time.
-    }
-    for (const append of batch) {
-      try {
-        this.database.transaction(() => write(append))();
-        append.resolve();
-      } catch (error) {
-        append.reject(error);
-      }
-    }
-  }
-
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
-    return Promise.resolve(
-      this.database
-        .prepare<[string, number, number], StoredEvent>(
-          `SELECT seq, type, data FROM parley_session_events
-           WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-        )
-        .all(sessionId, after, limit),
-    );
+    return Promise.resolve(this.statements.events.all(sessionId, after, limit));
   }
 
   lastSeq(sessionId: string): Promise<number> {
-    const row = this.database
-      .prepare<[string, string], { last: number | null }>(
-        `SELECT max(
-           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
-           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
-      )
-      .get(sessionId, sessionId);
+    const row = this.statements.lastSeq.get(sessionId, sessionId);
     return Promise.resolve(row?.last ?? 0);
   }
 
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
-    const clear = this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?');
-    const insert = this.database.prepare(
-      `INSERT INTO parley_waiting_calls
-       (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
-    );
-    this.database.transaction(() => {
-      clear.run(sessionId);
+    return this.writes.run(() => {
+      this.statements.clearWaiting.run(sessionId);
       approvals.forEach((approval, position) =>
-        insert.run(
+        this.statements.insertWaiting.run(
           sessionId,
           approval.toolCall.id,
           position,
@@ -279,8 +243,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
           JSON.stringify(approval.toolCall),
         ),
       );
-    })();
-    return Promise.resolve();
+    });
   }
 
   listWaiting(owner: string | null): Promise<Approval[]> {
@@ -355,9 +318,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   findKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.database
-      .prepare<[string], KeyRow>('SELECT * FROM parley_api_keys WHERE id = ?')
-      .get(id);
+    const row = this.statements.findKey.get(id);
     return Promise.resolve(row === undefined ? undefined : keyOfRow(row));
   }
 
@@ -377,7 +338,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
 
   /** Closes the database connection. */
   close(): void {
-    this.commitAppends();
+    this.writes.commit();
     this.database.close();
   }
 }
