@@ -254,7 +254,9 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       // The JSON response reports a failure itself; a stream's client only sees it end.
       if (outcome.error !== undefined && streaming) failed('A reply failed.')(outcome.error);
       await indexWaiting(context, id).catch(failed('Could not refresh the approvals index.'));
-      const message = outcome.error === undefined ? await finalMessage(context, id) : undefined;
+      // Only a JSON response, or a keyed request's stored outcome, needs the message.
+      const needed = outcome.error === undefined && (!streaming || claim !== undefined);
+      const message = needed ? await finalMessage(context, id) : undefined;
       if (claim !== undefined) {
         const response = message === undefined ? null : JSON.stringify({ message });
         await context.log

@@ -16,9 +16,12 @@ import type {
 /**
  * Options of `new SqliteServerLog(...)`: `path` of the SQLite file (the
  * session store's own file is the usual choice: the tables sit beside the
- * session tables), or `':memory:'`.
+ * session tables), or `':memory:'`. `synchronous`: `'FULL'` (default) syncs
+ * every commit to disk, so an event a client saw survives a power cut;
+ * `'NORMAL'` (WAL) survives a crash of the process but may lose the last
+ * commits to a power cut, for fewer syncs.
  */
-export type SqliteServerLogOptions = { path: string };
+export type SqliteServerLogOptions = { path: string; synchronous?: 'FULL' | 'NORMAL' };
 
 /** The schema, in order; `parley_server_schema` holds how many have run. */
 const migrations: readonly string[] = [
@@ -115,6 +118,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     this.database = new Database(options.path);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('busy_timeout = 5000');
+    this.database.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     this.migrate();
     this.writes = new GroupCommit(this.database);
     this.statements = {
