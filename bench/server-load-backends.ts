@@ -2,7 +2,9 @@
 // pair: a SessionStore and the server's SessionLog (which also keeps the
 // API keys), plus how to close them.
 //
-// sqlite:   both on one new file (as `parley serve` keeps them), WAL.
+// sqlite:   both on one new file (as `parley serve` keeps them), WAL;
+//           SYNC=NORMAL (default FULL) sets both connections' synchronous,
+//           to see the process's own costs without a sync per commit.
 // postgres: the sessions on PostgresSessionStore (PARLEY_PG_URL, a schema
 //           of its own per call); the server's log stays on SQLite until a
 //           Postgres SessionLog exists, and the output says so.
@@ -36,12 +38,13 @@ export function removeBackendFiles(): void {
 
 const sqlite: BackendMaker = async (name) => {
   const path = join(directory, `${name}.sqlite`);
-  const store = new SqliteSessionStore({ path });
-  const log = new SqliteServerLog({ path });
+  const synchronous = process.env.SYNC === 'NORMAL' ? 'NORMAL' : 'FULL';
+  const store = new SqliteSessionStore({ path, synchronous });
+  const log = new SqliteServerLog({ path, synchronous });
   return {
     store,
     log,
-    label: 'SQLite (store and log in one file, synchronous=FULL)',
+    label: `SQLite (store and log in one file, synchronous=${synchronous})`,
     close: async () => {
       await store.close();
       log.close();

@@ -5,12 +5,14 @@
 // (default 64) concurrent clients. HTTP: a real server from createServer
 // listening on 127.0.0.1, API-key authentication, each answer a POST with
 // Accept: text/event-stream read to its end with eventsource-parser; the
-// time measured is from the POST until its first SSE event is parsed.
+// time measured is from the POST until its first SSE event is parsed. The
+// clients run in a process of their own (bench/server-load-client.ts), as
+// real clients would; INLINE_CLIENTS=1 runs them in this process instead,
+// so that their work is counted against HTTP too.
 // Baseline: the same answers through Sessions.replyStream on the same kind
 // of store, in this process, from the call until its first event. Both run
-// in this one process (the HTTP clients too, so their parsing is counted
-// against HTTP), ROUNDS times (default 2), alternating; the target is HTTP
-// throughput ≥ 50% of in-process.
+// ROUNDS times (default 2), alternating; the target is HTTP throughput ≥
+// 50% of in-process. SYNC=NORMAL runs both without a sync per commit.
 //
 // Memory, on a server of its own: RSS (after a full GC) per 1,000 idle SSE
 // clients (IDLE, default 1,000, held open by a child process, so only the
@@ -20,8 +22,9 @@
 // 404s: PROBES (default 2,000) reads of a session id that does not exist,
 // interleaved with reads of another owner's session; medians and ratio.
 //
-// PROFILE=<file>: a CPU profile of the last round's HTTP answers (Chrome
-// DevTools reads it), summarized by area at the end.
+// PROFILE=<file>: CPU profiles of this process during the last round's
+// answers, in-process and over HTTP (<file>-in-process.cpuprofile and
+// <file>-http.cpuprofile, for Chrome DevTools), summarized by area at the end.
 //
 //   npx tsx bench/server-load.ts              (SQLite)
 //   npx tsx bench/server-load.ts postgres     (PARLEY_PG_URL)
@@ -31,7 +34,9 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createParser } from 'eventsource-parser';
@@ -49,6 +54,7 @@ const IDLE = Number(process.env.IDLE ?? 1000);
 const PARKED = Number(process.env.PARKED ?? 10_000);
 const PROBES = Number(process.env.PROBES ?? 2000);
 const PROFILE = process.env.PROFILE;
+const INLINE_CLIENTS = process.env.INLINE_CLIENTS === '1';
 const BACKEND = process.argv[2] ?? 'sqlite';
 
 setFlagsFromString('--expose-gc');
@@ -98,6 +104,29 @@ async function readEvents(response: Response, onFirst: () => void = () => undefi
   return frames;
 }
 
+type Profile = Parameters<typeof printProfileSummary>[0];
+
+/** The CPU profiles taken, by side: written to PROFILE with the side's name, summarized at the end. */
+const profiles = new Map<string, Profile>();
+
+/** Starts the CPU profiler when `on`; the function it gives stops it and keeps the profile as `side`. */
+async function profileAs(on: boolean, side: string): Promise<() => Promise<void>> {
+  if (!on || PROFILE === undefined) return async () => undefined;
+  const profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+  return async () => {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    writeFileSync(
+      PROFILE.replace(/(\.cpuprofile)?$/, `-${side}.cpuprofile`),
+      JSON.stringify(profile),
+    );
+    profiles.set(side, profile);
+  };
+}
+
 /** One side's numbers: answers per second and the first-event latencies. */
 type Outcome = { perSecond: number; p50: number; p99: number };
 
@@ -108,13 +137,14 @@ const outcomeOf = (latencies: number[], elapsed: number): Outcome => ({
 });
 
 /** The baseline: SESSIONS parked and answered through Sessions, in this process. */
-async function inProcess(backend: Backend, round: number): Promise<Outcome> {
+async function inProcess(backend: Backend, round: number, profile: boolean): Promise<Outcome> {
   const sessions = sessionsOn(backend.store);
   const ids = Array.from({ length: SESSIONS }, (_, index) => `local-${round}-${index}`);
   const approvals = new Map<string, Awaited<ReturnType<typeof park>>>();
   await inPool(ids, CLIENTS, async (id) => {
     approvals.set(id, await park(sessions, id));
   });
+  const stopProfile = await profileAs(profile, 'in-process');
   const latencies: number[] = [];
   const started = performance.now();
   await inPool(ids, CLIENTS, async (id) => {
@@ -128,7 +158,9 @@ async function inProcess(backend: Backend, round: number): Promise<Outcome> {
     }
     if (!ended) throw new Error('the in-process reply did not end');
   });
-  return outcomeOf(latencies, performance.now() - started);
+  const elapsed = performance.now() - started;
+  await stopProfile();
+  return outcomeOf(latencies, elapsed);
 }
 
 /** A server on `backend` with two API keys, listening on loopback. */
@@ -214,40 +246,53 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
         answers.set(id, answer);
       },
     );
-    const profiler = profile ? new Session() : undefined;
-    if (profiler !== undefined) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
+    const stopProfile = await profileAs(profile, 'http');
+    let latencies: number[] = [];
+    let elapsed = 0;
+    if (INLINE_CLIENTS) {
+      const started = performance.now();
+      await inPool([...answers], CLIENTS, async ([id, answer]) => {
+        const sent = performance.now();
+        const response = await served.call(
+          'POST',
+          `/v1/sessions/${id}/replies`,
+          served.alice,
+          answer,
+          'text/event-stream',
+        );
+        const frames = await readEvents(response, () => latencies.push(performance.now() - sent));
+        if (frames.at(-1)?.event !== 'REPLY_END') throw new Error('the reply did not end');
+      });
+      elapsed = performance.now() - started;
+    } else {
+      const job = { url: served.url, token: served.alice, clients: CLIENTS, answers: [...answers] };
+      const done = await clientProcess(job);
+      if (done.ended !== answers.size) throw new Error(`${done.ended} replies ended, not all`);
+      ({ latencies, elapsed } = done);
     }
-    const latencies: number[] = [];
-    const started = performance.now();
-    await inPool([...answers], CLIENTS, async ([id, answer]) => {
-      const sent = performance.now();
-      const response = await served.call(
-        'POST',
-        `/v1/sessions/${id}/replies`,
-        served.alice,
-        answer,
-        'text/event-stream',
-      );
-      const frames = await readEvents(response, () => latencies.push(performance.now() - sent));
-      if (frames.at(-1)?.event !== 'REPLY_END') throw new Error('the reply did not end');
-    });
-    const elapsed = performance.now() - started;
-    if (profiler !== undefined && PROFILE !== undefined) {
-      const { profile: taken } = await profiler.post('Profiler.stop');
-      profiler.disconnect();
-      writeFileSync(PROFILE, JSON.stringify(taken));
-      profiled = taken;
-    }
+    await stopProfile();
     return outcomeOf(latencies, elapsed);
   } finally {
     await served.server.close();
   }
 }
 
-let profiled: Parameters<typeof printProfileSummary>[0] | undefined;
+/** Runs bench/server-load-client.ts on `job` in a process of its own; gives what it measured. */
+async function clientProcess(job: unknown): Promise<{
+  latencies: number[];
+  elapsed: number;
+  ended: number;
+}> {
+  const script = fileURLToPath(new URL('./server-load-client.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdin.end(JSON.stringify(job));
+  const output = await text(child.stdout);
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the client process exited with ${String(code)}`);
+  return JSON.parse(output) as { latencies: number[]; elapsed: number; ended: number };
+}
 
 /** Idle SSE clients held open by a child process, until `release` is called. */
 async function idleClients(served: Served, ids: string[]): Promise<() => Promise<void>> {
@@ -371,11 +416,10 @@ try {
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const local = await maker(`local-${round}`);
-    const baseline = await inProcess(local, round).finally(() => local.close());
+    const last = round === ROUNDS;
+    const baseline = await inProcess(local, round, last).finally(() => local.close());
     const remote = await maker(`http-${round}`);
-    const http = await overHttp(remote, round === ROUNDS && PROFILE !== undefined).finally(() =>
-      remote.close(),
-    );
+    const http = await overHttp(remote, last).finally(() => remote.close());
     for (const [side, outcome] of [
       ['in-process', baseline],
       ['HTTP + SSE', http],
@@ -397,9 +441,9 @@ try {
       `${mean >= 0.5 ? 'met' : 'not met'})`,
   );
   await memoryAndProbes(maker);
-  if (profiled !== undefined) {
-    console.log(`\nCPU profile of the last round's HTTP answers: ${PROFILE}`);
-    printProfileSummary(profiled);
+  for (const [side, profile] of profiles) {
+    console.log(`\nCPU profile of the last round's answers, ${side} (this process)`);
+    printProfileSummary(profile);
   }
 } finally {
   removeBackendFiles();
