@@ -4,7 +4,9 @@
 //
 // sqlite:   both on one new file (as `parley serve` keeps them), WAL;
 //           SYNC=NORMAL (default FULL) sets both connections' synchronous,
-//           to see the process's own costs without a sync per commit.
+//           to see the process's own costs without a sync per commit;
+//           LOG_SYNC=NORMAL sets the server log's alone (the store's FULL
+//           commits then sync the log's pages too: one WAL file).
 // postgres: the sessions on PostgresSessionStore (PARLEY_PG_URL, a schema
 //           of its own per call); the server's log stays on SQLite until a
 //           Postgres SessionLog exists, and the output says so.
@@ -40,11 +42,12 @@ const sqlite: BackendMaker = async (name) => {
   const path = join(directory, `${name}.sqlite`);
   const synchronous = process.env.SYNC === 'NORMAL' ? 'NORMAL' : 'FULL';
   const store = new SqliteSessionStore({ path, synchronous });
-  const log = new SqliteServerLog({ path, synchronous });
+  const logSynchronous = process.env.LOG_SYNC === 'NORMAL' ? 'NORMAL' : synchronous;
+  const log = new SqliteServerLog({ path, synchronous: logSynchronous });
   return {
     store,
     log,
-    label: `SQLite (store and log in one file, synchronous=${synchronous})`,
+    label: `SQLite (store and log in one file; synchronous=${synchronous}, log ${logSynchronous})`,
     close: async () => {
       await store.close();
       log.close();
