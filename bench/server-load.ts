@@ -26,6 +26,9 @@
 // answers, in-process and over HTTP (<file>-in-process.cpuprofile and
 // <file>-http.cpuprofile, for Chrome DevTools), summarized by area at the end.
 //
+// The packages come from their dist/ (run `npm run build` first), or from
+// source with `npx tsx --conditions=@parley/source bench/server-load.ts`.
+//
 //   npx tsx bench/server-load.ts              (SQLite)
 //   npx tsx bench/server-load.ts postgres     (PARLEY_PG_URL)
 //   PROFILE=/tmp/server.cpuprofile npx tsx bench/server-load.ts
