@@ -256,7 +256,13 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       await indexWaiting(context, id).catch(failed('Could not refresh the approvals index.'));
       // Only a JSON response, or a keyed request's stored outcome, needs the message.
       const needed = outcome.error === undefined && (!streaming || claim !== undefined);
-      const message = needed ? await finalMessage(context, id) : undefined;
+      // Never rejects: close() and the stream's end wait on this.
+      const message = needed
+        ? await finalMessage(context, id).catch((error: unknown) => {
+            failed('Could not read the final message of a reply.')(error);
+            return undefined;
+          })
+        : undefined;
       if (claim !== undefined) {
         const response = message === undefined ? null : JSON.stringify({ message });
         await context.log
