@@ -9,6 +9,7 @@ import type { ServeArgs } from './args.js';
 import { UsageError } from './args.js';
 import { buildSetup } from './agent-setup.js';
 import { approverName } from './login-name.js';
+import { serveLogger } from './serve-logger.js';
 import { defaultModelSpec, demoSpec, parseModelChoice } from './model-spec.js';
 import { openBackend } from './serve-backend.js';
 import { loadServeConfig, mergeServeSettings } from './serve-config.js';
@@ -115,6 +116,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
         ...(args.parkTimeout === undefined ? {} : { parkTimeout: args.parkTimeout }),
       },
       authenticate: authenticator(token, login, log, settings.jwt),
+      logger: serveLogger(),
       ...(settings.leaseMs === undefined ? {} : { lease: settings.leaseMs }),
       ...(settings.expireEveryMs === undefined ? {} : { expireEveryMs: settings.expireEveryMs }),
       ...(settings.graceMs === undefined ? {} : { graceMs: settings.graceMs }),

@@ -1,9 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Sessions } from '@parley/core';
-import type { MayAnswer, SessionStore, SessionsOptions } from '@parley/core';
+import type { Logger, MayAnswer, SessionStore, SessionsOptions } from '@parley/core';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { registerAguiRoutes } from './agui/agui-route.js';
@@ -20,6 +21,9 @@ import { registerReplyRoutes } from './reply-routes.js';
 import type { ServerContext, ServerEnv } from './server-context.js';
 import type { SessionLog } from './server-log.js';
 import { registerSessionRoutes } from './session-routes.js';
+import { requestGuards } from './request-guards.js';
+import { ShuttingDownError } from './service-errors.js';
+import { shutDown } from './shutdown.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 /**
@@ -39,6 +43,14 @@ import { SqliteServerLog } from './sqlite-server-log.js';
  * most so many requests per principal per window, in memory, or a
  * `RateLimit` that counts elsewhere (`postgresRateLimit`: shared by the
  * nodes); default: no limit; over it, 429 with `Retry-After`.
+ * `requestTimeoutMs`: how long a
+ * request that is not an event stream may take before it gets 503
+ * `request_timeout` (default 30 000, 0 for none; what it started goes on).
+ * `metricsAccess`: `'public'` (default, as `/healthz`: a scraper on the
+ * same network needs no credentials) or `'authenticated'` (`/metrics` asks
+ * `authenticate` like `/v1/*`). `logger`: told of failures no request sees
+ * (an expiry sweep, an event log or index write, a reply that failed after
+ * its stream opened, a reply cancelled at shutdown); default: dropped.
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -53,6 +65,9 @@ export type ServerOptions = {
   graceMs?: number;
   expireEveryMs?: number;
   rateLimit?: RateLimitOptions | RateLimit;
+  requestTimeoutMs?: number;
+  metricsAccess?: 'public' | 'authenticated';
+  logger?: Logger;
 };
 
 /** Where `listen` should bind. */
@@ -71,6 +86,8 @@ export type ParleyServer = {
 };
 
 const ONE_MIB = 1024 * 1024;
+
+const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The HTTP status and problem for errors hono itself raised (bad JSON, and the like). */
 function httpProblem(error: HTTPException): Response {
@@ -97,8 +114,12 @@ function httpProblem(error: HTTPException): Response {
 export function createServer(options: ServerOptions): ParleyServer {
   const log = options.log ?? new SqliteServerLog({ path: ':memory:' });
   const clock = options.clock ?? (() => new Date());
+  const draining = new AbortController();
   const closing = new AbortController();
   const frontend = new FrontendTools(options.agent);
+  // Every event stream listens for the close: as many listeners as streams.
+  setMaxListeners(0, closing.signal);
+  const logger = options.logger ?? silentLogger;
   const context: ServerContext = {
     sessions: new Sessions({
       store: options.store,
@@ -112,7 +133,10 @@ export function createServer(options: ServerOptions): ParleyServer {
     feed: new EventFeed(log),
     clock,
     running: new Set(),
+    draining: draining.signal,
     closing: closing.signal,
+    streams: new Set(),
+    logger,
     pingMs: options.pingMs ?? 15_000,
     metrics: createMetrics(log),
   };
@@ -133,13 +157,27 @@ export function createServer(options: ServerOptions): ParleyServer {
     },
   });
   app.onError((error) => {
-    if (error instanceof HTTPException) return httpProblem(error);
-    return problemResponse(problemFor(error, clock()));
+    if (error instanceof HTTPException) return error.res ?? httpProblem(error);
+    const response = problemFor(error, clock());
+    if (response.problem.status >= 500 && !(error instanceof ShuttingDownError)) {
+      logger.error('A request failed.', { error: String(error) });
+    }
+    return problemResponse(response);
   });
   app.notFound(() =>
     problemResponse({ problem: problemOf(404, 'not_found', 'No such route.'), headers: {} }),
   );
+  app.use('*', async (_c, next) => {
+    if (draining.signal.aborted) throw new ShuttingDownError();
+    return next();
+  });
+  const guards = requestGuards({
+    authenticate: options.authenticate,
+    timeoutMs: options.requestTimeoutMs ?? 30_000,
+  });
+  app.use('*', guards.timeout);
   app.get('/healthz', (c) => c.json({ ok: true }));
+  if (options.metricsAccess === 'authenticated') app.use('/metrics', guards.authenticated);
   app.get('/metrics', async () => {
     const { registry } = context.metrics;
     return new Response(await registry.metrics(), {
@@ -189,27 +227,14 @@ export function createServer(options: ServerOptions): ParleyServer {
         server.once('error', reject);
         node = server;
       }),
-    close: async () => {
-      await expiry?.stop();
-      const stopped = new Promise<void>((resolve) => {
-        if (node === undefined) resolve();
-        else node.close(() => resolve());
-      });
-      const grace = options.graceMs ?? 10_000;
-      const replies = [...context.running].map((reply) => reply.done);
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), grace);
-      });
-      if ((await Promise.race([Promise.all(replies), late])) === 'late') {
-        const ids = new Set<string>();
-        for (const reply of context.running) ids.add(reply.sessionId);
-        await Promise.all([...ids].map((id) => context.sessions.cancel(id)));
-      }
-      clearTimeout(timer);
-      closing.abort();
-      if (node !== undefined && 'closeAllConnections' in node) node.closeAllConnections();
-      await stopped;
-    },
+    close: () =>
+      shutDown({
+        context,
+        node,
+        expiry,
+        graceMs: options.graceMs ?? 10_000,
+        draining,
+        closing,
+      }),
   };
 }

@@ -40,3 +40,4 @@ export type { PostgresServerLogOptions } from './postgres-server-log.js';
 export { PostgresServerLog } from './postgres-server-log.js';
 export type { PostgresLogMigration } from './postgres-log-migrations.js';
 export { POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';
+export { RequestTimeoutError, ShuttingDownError } from './service-errors.js';

@@ -8,8 +8,10 @@ import type { SessionLog } from './server-log.js';
  * `parley_parked_replies` (gauge, read from the approvals index at each
  * scrape), `parley_answers_total{outcome}` (answers to parked replies:
  * `accepted`, or the error code that refused them),
- * `parley_reply_round_trip_seconds{kind}` (from a reply's POST until it
- * parked or ended; `kind` is `message` or `answer`) and
+ * `parley_reply_round_trip_seconds{kind}` (from a reply's POST until its
+ * first event is written to the client's event stream, or for a JSON
+ * request, is out: what a person waiting on the answer feels; `kind` is
+ * `message` or `answer`) and
  * `parley_sse_clients` (open event streams).
  */
 export type ServerMetrics = {
@@ -43,7 +45,7 @@ export function createMetrics(log: SessionLog): ServerMetrics {
     }),
     roundTrip: new Histogram({
       name: 'parley_reply_round_trip_seconds',
-      help: "From a reply's POST until the reply parked or ended.",
+      help: "From a reply's POST until its first event is sent.",
       labelNames: ['kind'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],

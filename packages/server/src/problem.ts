@@ -1,5 +1,6 @@
 import { ParleyError, SessionBusyError } from '@parley/core';
 import { BodyTooLargeError, RateLimitedError } from './errors.js';
+import { ShuttingDownError } from './service-errors.js';
 
 /**
  * The body of every error response (RFC 9457, `application/problem+json`):
@@ -39,6 +40,8 @@ const statusOfCode: Record<string, number> = {
   body_too_large: 413,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  request_timeout: 503,
+  shutting_down: 503,
 };
 
 const titleOfStatus: Record<number, string> = {
@@ -52,6 +55,7 @@ const titleOfStatus: Record<number, string> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** Seconds until an ISO time, at least 1: what `Retry-After` says for a busy session. */
@@ -80,6 +84,11 @@ export function problemFor(error: unknown, now: Date = new Date()): ProblemRespo
   if (error instanceof RateLimitedError) headers['Retry-After'] = String(error.retryAfter);
   // The rest of an oversized body is not read: the connection cannot carry another request.
   if (error instanceof BodyTooLargeError) headers['Connection'] = 'close';
+  // A node that is stopping lets go of the connection: the retry goes elsewhere.
+  if (error instanceof ShuttingDownError) {
+    headers['Connection'] = 'close';
+    headers['Retry-After'] = '1';
+  }
   const detail = status === 500 ? 'The server failed to handle the request.' : error.message;
   return { problem: problemOf(status, error.code, detail), headers };
 }

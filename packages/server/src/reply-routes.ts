@@ -111,26 +111,46 @@ function afterOf(header: string | undefined, query: string | undefined): number 
   return Number(given.trim());
 }
 
-/** An abort signal for a stream: the client went away, or the server is closing. */
-function streamSignal(c: Context<ServerEnv>, closing: AbortSignal): AbortController {
+/**
+ * An abort signal for a stream: the client went away, or the server is
+ * closing. `release` takes its listeners off the request's and the server's
+ * signals once the stream is over.
+ */
+function streamSignal(
+  c: Context<ServerEnv>,
+  closing: AbortSignal,
+): { controller: AbortController; release: () => void } {
   const controller = new AbortController();
   const stop = (): void => {
     controller.abort();
   };
-  c.req.raw.signal.addEventListener('abort', stop);
+  const request = c.req.raw.signal;
+  request.addEventListener('abort', stop);
   closing.addEventListener('abort', stop);
-  if (c.req.raw.signal.aborted || closing.aborted) stop();
-  return controller;
+  if (request.aborted || closing.aborted) stop();
+  return {
+    controller,
+    release: () => {
+      request.removeEventListener('abort', stop);
+      closing.removeEventListener('abort', stop);
+    },
+  };
 }
 
-/** Streams `events` as SSE frames, with `: ping` comments in between. */
+/** Streams `events` as SSE frames, with `: ping` comments in between; `onFirst` once the first is written. */
 function sseResponse(
   c: Context<ServerEnv>,
   context: ServerContext,
   events: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
+  onFirst?: () => void,
 ): Response {
   return streamSSE(c, async (stream) => {
-    const controller = streamSignal(c, context.closing);
+    const { controller, release } = streamSignal(c, context.closing);
+    let ended: () => void = () => undefined;
+    const open = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    context.streams.add(open);
     stream.onAbort(() => {
       controller.abort();
     });
@@ -139,13 +159,19 @@ function sseResponse(
       void stream.write(': ping\n\n');
     }, context.pingMs);
     try {
+      let first = onFirst;
       for await (const event of events(controller.signal)) {
         await stream.writeSSE({ id: String(event.seq), event: event.type, data: event.data });
+        first?.();
+        first = undefined;
       }
     } finally {
       clearInterval(ping);
       controller.abort();
+      release();
       context.metrics.sseClients.dec();
+      context.streams.delete(open);
+      ended();
     }
   });
 }
@@ -206,6 +232,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
     }
     let running: RunningReply;
+    // The round trip as a client sees it: from the POST to the reply's first event.
     const stopTimer = context.metrics.roundTrip.startTimer({ kind: parsed.kind });
     try {
       running = await startReply(context.sessions, context.feed, id, parsed.input, principal.id);
@@ -216,28 +243,47 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       if (claim !== undefined) await context.log.releaseIdempotency(claim.principal, claim.key);
       throw error;
     }
+    const streaming = wantsEvents(c);
+    const { logger } = context;
+    const failed = (what: string) => (error: unknown) => {
+      logger.error(what, { sessionId: id, error: String(error) });
+    };
     // Before anyone is told the reply is over, the approvals index follows
     // its state and a keyed request's outcome is stored.
     const settled = running.done.then(async (outcome) => {
-      stopTimer();
-      await indexWaiting(context, id).catch(() => undefined);
-      const message = outcome.error === undefined ? await finalMessage(context, id) : undefined;
+      // The JSON response reports a failure itself; a stream's client only sees it end.
+      if (outcome.error !== undefined && streaming) failed('A reply failed.')(outcome.error);
+      await indexWaiting(context, id).catch(failed('Could not refresh the approvals index.'));
+      // Only a JSON response, or a keyed request's stored outcome, needs the message.
+      const needed = outcome.error === undefined && (!streaming || claim !== undefined);
+      // Never rejects: close() and the stream's end wait on this.
+      const message = needed
+        ? await finalMessage(context, id).catch((error: unknown) => {
+            failed('Could not read the final message of a reply.')(error);
+            return undefined;
+          })
+        : undefined;
       if (claim !== undefined) {
         const response = message === undefined ? null : JSON.stringify({ message });
         await context.log
           .settleIdempotency({ ...claim, after: running.after, lastSeq: outcome.lastSeq, response })
-          .catch(() => undefined);
+          .catch(failed('Could not store the outcome of an idempotent request.'));
       }
       return { ...outcome, message };
     });
-    context.running.add(running);
-    void settled.finally(() => context.running.delete(running));
-    if (wantsEvents(c)) {
+    const task: RunningReply = { ...running, done: settled };
+    context.running.add(task);
+    void settled.finally(() => context.running.delete(task));
+    if (streaming) {
       const end = settled.then(({ lastSeq }) => lastSeq);
-      return sseResponse(c, context, (signal) =>
-        followEvents(context.log, context.feed, id, running.after, signal, end),
+      return sseResponse(
+        c,
+        context,
+        (signal) => followEvents(context.log, context.feed, id, running.after, signal, end),
+        () => stopTimer(),
       );
     }
+    stopTimer();
     const outcome = await settled;
     if (outcome.error !== undefined) {
       throw outcome.error instanceof Error

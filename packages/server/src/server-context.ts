@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { SessionStore, Sessions } from '@parley/core';
+import type { Logger, SessionStore, Sessions } from '@parley/core';
 import { SessionNotFoundError } from './errors.js';
 import type { EventFeed } from './event-feed.js';
 import type { ServerMetrics } from './metrics.js';
@@ -22,10 +22,19 @@ export type ServerContext = {
   log: SessionLog;
   feed: EventFeed;
   clock: () => Date;
-  /** Replies running in this server, so `close` can wait for them. */
+  /**
+   * Replies running in this server, so `close` can wait for them: `done`
+   * resolves once a reply's events are stored and its index refreshed.
+   */
   running: Set<RunningReply>;
-  /** Aborted by `close`: event streams end. */
+  /** Aborted when `close` begins: new requests are refused. */
+  draining: AbortSignal;
+  /** Aborted at the end of `close`: event streams end. */
   closing: AbortSignal;
+  /** The event streams open now, each resolving once it has ended. */
+  streams: Set<Promise<void>>;
+  /** Where failures that no request sees are told (a sweep, an index or log write). */
+  logger: Logger;
   /** Milliseconds between `: ping` comments on an event stream. */
   pingMs: number;
   /** The server's Prometheus metrics. */

@@ -1,7 +1,46 @@
+import { describe, expect, it } from 'vitest';
 import { describeSessionLogConformance } from '../test/session-log-conformance.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 describeSessionLogConformance('SqliteServerLog', () => {
   const log = new SqliteServerLog({ path: ':memory:' });
   return Promise.resolve({ log, close: () => Promise.resolve(log.close()) });
+});
+
+const event = (seq: number) => ({ seq, type: 'REPLY_START', data: `{"n":${seq}}` });
+
+describe('SqliteServerLog appends', () => {
+  it('commits appends made side by side together, and a bad one fails alone', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    await log.append('s1', [event(1)], 1);
+    const outcomes = await Promise.allSettled([
+      log.append('s1', [event(2)], 2),
+      log.append('s2', [event(1), event(2)], 66),
+      // Number 1 of s1 is stored already: this append must fail, and only it.
+      log.append('s1', [event(1)], 3),
+      log.append('s3', [event(1)], 1),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((await log.events('s1', 0, 10)).map((stored) => stored.seq)).toEqual([1, 2]);
+    expect(await log.events('s1', 0, 10)).toContainEqual(event(2));
+    expect((await log.events('s2', 0, 10)).map((stored) => stored.seq)).toEqual([1, 2]);
+    expect(await log.lastSeq('s2')).toBe(66);
+    expect(await log.lastSeq('s1')).toBe(2);
+    expect((await log.events('s3', 0, 10)).map((stored) => stored.seq)).toEqual([1]);
+    log.close();
+  });
+
+  it('writes queued appends before it closes', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const pending = log.append('s1', [event(1)], 1);
+    const events = await log.events('s1', 0, 10);
+    expect(events).toEqual([]);
+    log.close();
+    await expect(pending).resolves.toBeUndefined();
+  });
 });

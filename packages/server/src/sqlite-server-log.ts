@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
+import { GroupCommit } from './group-commit.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
   IdempotentRequest,
@@ -15,9 +16,12 @@ import type {
 /**
  * Options of `new SqliteServerLog(...)`: `path` of the SQLite file (the
  * session store's own file is the usual choice: the tables sit beside the
- * session tables), or `':memory:'`.
+ * session tables), or `':memory:'`. `synchronous`: `'FULL'` (default) syncs
+ * every commit to disk, so an event a client saw survives a power cut;
+ * `'NORMAL'` (WAL) survives a crash of the process but may lose the last
+ * commits to a power cut, for fewer syncs.
  */
-export type SqliteServerLogOptions = { path: string };
+export type SqliteServerLogOptions = { path: string; synchronous?: 'FULL' | 'NORMAL' };
 
 /** The schema, in order; `parley_server_schema` holds how many have run. */
 const migrations: readonly string[] = [
@@ -89,17 +93,61 @@ function keyOfRow(row: KeyRow): ApiKeyRecord {
 /**
  * The server's session records, event log and API keys in SQLite, in tables
  * of their own (prefixed `parley_`) that can share the session store's file.
- * Appends are one transaction each: the server batches token deltas, so a
- * streamed reply costs a commit per step, not per token.
+ * The server batches token deltas, so a streamed reply costs a commit per
+ * step, not per token; and the appends made in one turn of the event loop
+ * (by replies running side by side) are committed together, in one
+ * transaction, on the next.
  */
 export class SqliteServerLog implements SessionLog, ApiKeyStore {
   private readonly database: Database.Database;
+  /** The statements of the calls made on every request or reply, prepared once. */
+  private readonly statements: {
+    session: Database.Statement<[string], SessionRow>;
+    events: Database.Statement<[string, number, number], StoredEvent>;
+    lastSeq: Database.Statement<[string, string], { last: number | null }>;
+    clearWaiting: Database.Statement<[string]>;
+    insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
+    findKey: Database.Statement<[string], KeyRow>;
+    insertEvent: Database.Statement<[string, number, string, string]>;
+    reserve: Database.Statement<[string, number]>;
+  };
+  /** Appends and index updates, committed a turn of the event loop at a time. */
+  private readonly writes: GroupCommit;
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('busy_timeout = 5000');
+    this.database.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     this.migrate();
+    this.writes = new GroupCommit(this.database);
+    this.statements = {
+      session: this.database.prepare(
+        'SELECT rowid, id, owner, created_at FROM parley_server_sessions WHERE id = ?',
+      ),
+      events: this.database.prepare(
+        `SELECT seq, type, data FROM parley_session_events
+         WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      lastSeq: this.database.prepare(
+        `SELECT max(
+           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
+           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
+      ),
+      clearWaiting: this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?'),
+      insertWaiting: this.database.prepare(
+        `INSERT INTO parley_waiting_calls
+         (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      findKey: this.database.prepare('SELECT * FROM parley_api_keys WHERE id = ?'),
+      insertEvent: this.database.prepare(
+        'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
+      ),
+      reserve: this.database.prepare(
+        `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
+      ),
+    };
   }
 
   private migrate(): void {
@@ -136,11 +184,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   session(sessionId: string): Promise<SessionRecord | undefined> {
-    const row = this.database
-      .prepare<[string], SessionRow>(
-        'SELECT rowid, id, owner, created_at FROM parley_server_sessions WHERE id = ?',
-      )
-      .get(sessionId);
+    const row = this.statements.session.get(sessionId);
     return Promise.resolve(
       row === undefined ? undefined : { id: row.id, owner: row.owner, createdAt: row.created_at },
     );
@@ -173,56 +217,28 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    const insert = this.database.prepare(
-      'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
-    );
-    const reserve = this.database.prepare(
-      `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
-    );
-    try {
-      this.database.transaction(() => {
-        for (const event of events) insert.run(sessionId, event.seq, event.type, event.data);
-        reserve.run(sessionId, reservedThrough);
-      })();
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return Promise.resolve();
+    return this.writes.run(() => {
+      for (const event of events) {
+        this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
+      }
+      this.statements.reserve.run(sessionId, reservedThrough);
+    });
   }
 
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
-    return Promise.resolve(
-      this.database
-        .prepare<[string, number, number], StoredEvent>(
-          `SELECT seq, type, data FROM parley_session_events
-           WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-        )
-        .all(sessionId, after, limit),
-    );
+    return Promise.resolve(this.statements.events.all(sessionId, after, limit));
   }
 
   lastSeq(sessionId: string): Promise<number> {
-    const row = this.database
-      .prepare<[string, string], { last: number | null }>(
-        `SELECT max(
-           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
-           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
-      )
-      .get(sessionId, sessionId);
+    const row = this.statements.lastSeq.get(sessionId, sessionId);
     return Promise.resolve(row?.last ?? 0);
   }
 
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
-    const clear = this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?');
-    const insert = this.database.prepare(
-      `INSERT INTO parley_waiting_calls
-       (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
-    );
-    this.database.transaction(() => {
-      clear.run(sessionId);
+    return this.writes.run(() => {
+      this.statements.clearWaiting.run(sessionId);
       approvals.forEach((approval, position) =>
-        insert.run(
+        this.statements.insertWaiting.run(
           sessionId,
           approval.toolCall.id,
           position,
@@ -231,8 +247,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
           JSON.stringify(approval.toolCall),
         ),
       );
-    })();
-    return Promise.resolve();
+    });
   }
 
   listWaiting(owner: string | null): Promise<Approval[]> {
@@ -307,9 +322,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   findKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.database
-      .prepare<[string], KeyRow>('SELECT * FROM parley_api_keys WHERE id = ?')
-      .get(id);
+    const row = this.statements.findKey.get(id);
     return Promise.resolve(row === undefined ? undefined : keyOfRow(row));
   }
 
@@ -329,6 +342,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
 
   /** Closes the database connection. */
   close(): void {
+    this.writes.commit();
     this.database.close();
   }
 }

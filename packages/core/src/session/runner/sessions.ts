@@ -199,15 +199,15 @@ export class Sessions {
         continue;
       }
       try {
-        const call = await SessionCall.openExpired(this.setup(sessionId, now, null));
-        if (call === undefined) {
-          sweep.skipped.push(sessionId);
-          continue;
-        }
-        await call.reply(undefined, {});
-        sweep.expired.push(sessionId);
+        let settled = false;
+        for await (const _event of this.expireStream(sessionId, now)) settled = true;
+        (settled ? sweep.expired : sweep.skipped).push(sessionId);
       } catch (error) {
-        if (error instanceof ConcurrentResumeError || error instanceof StaleSessionError) {
+        if (
+          error instanceof ConcurrentResumeError ||
+          error instanceof StaleSessionError ||
+          error instanceof SessionBusyError
+        ) {
           sweep.skipped.push(sessionId);
         } else {
           sweep.failed.push({ sessionId, error });
@@ -218,14 +218,39 @@ export class Sessions {
   }
 
   /**
+   * Settles the parked reply of `sessionId` if its deadline is at or before
+   * `now`, as `expireDue` does for each session it finds, and yields the
+   * events that makes (the waiting calls closed and, with `onExpire: 'deny'`,
+   * the rest of the reply), so that a service can show and store them. Yields
+   * nothing when the reply is not parked, not due, or running elsewhere. A
+   * session this `Sessions` is running is refused with `SessionBusyError`;
+   * while the expiry runs, an answer to the reply is refused with
+   * `ConcurrentResumeError`.
+   */
+  async *expireStream(
+    sessionId: string,
+    now: Date = this.clock(),
+  ): AsyncGenerator<AgentEvent, void, undefined> {
+    const stored = await this.store.load(sessionId);
+    const { leave } = this.enter(sessionId, undefined, stored?.state.reply?.replyId);
+    try {
+      const call = await SessionCall.openExpired(this.setup(sessionId, now, null));
+      if (call === undefined) return;
+      yield* call.replyStream(undefined, {});
+    } finally {
+      leave();
+    }
+  }
+
+  /**
    * Marks `sessionId` as running here until `leave` is called, or refuses
    * the call when it already is.
    */
   private enter(
     sessionId: string,
     input: ReplyInput | undefined,
+    answering: string | undefined = answeredReply(input),
   ): { signal: AbortSignal; leave: () => void } {
-    const answering = answeredReply(input);
     const running = this.live.get(sessionId);
     if (running !== undefined) {
       if (answering !== undefined && answering === running.answering) {

@@ -1,0 +1,88 @@
+// The stores bench/server-load.ts runs on, by name. Each call makes a fresh
+// pair: a SessionStore and the server's SessionLog (which also keeps the
+// API keys), plus how to close them.
+//
+// sqlite:   both on one new file (as `parley serve` keeps them), WAL;
+//           SYNC=NORMAL (default FULL) sets both connections' synchronous,
+//           to see the process's own costs without a sync per commit;
+//           LOG_SYNC=NORMAL sets the server log's alone (the store's FULL
+//           commits then sync the log's pages too: one WAL file).
+// postgres: the sessions on PostgresSessionStore (PARLEY_PG_URL, a schema
+//           of its own per call); the server's log stays on SQLite until a
+//           Postgres SessionLog exists, and the output says so.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SessionStore } from '@parley/core';
+import { SqliteServerLog } from '@parley/server';
+import { PostgresSessionStore } from '@parley/store-postgres';
+import { SqliteSessionStore } from '@parley/store-sqlite';
+import pg from 'pg';
+
+/** A store and a log for one side of the comparison. */
+export type Backend = {
+  store: SessionStore;
+  log: SqliteServerLog;
+  /** What the output calls this backend. */
+  label: string;
+  close(): Promise<void>;
+};
+
+/** Makes a fresh backend; `name` tells the files or schemas apart. */
+export type BackendMaker = (name: string) => Promise<Backend>;
+
+const directory = mkdtempSync(join(tmpdir(), 'parley-server-load-'));
+
+/** Removes the files every backend of this run made. */
+export function removeBackendFiles(): void {
+  rmSync(directory, { recursive: true, force: true });
+}
+
+const sqlite: BackendMaker = async (name) => {
+  const path = join(directory, `${name}.sqlite`);
+  const synchronous = process.env.SYNC === 'NORMAL' ? 'NORMAL' : 'FULL';
+  const store = new SqliteSessionStore({ path, synchronous });
+  const logSynchronous = process.env.LOG_SYNC === 'NORMAL' ? 'NORMAL' : synchronous;
+  const log = new SqliteServerLog({ path, synchronous: logSynchronous });
+  return {
+    store,
+    log,
+    label: `SQLite (store and log in one file; synchronous=${synchronous}, log ${logSynchronous})`,
+    close: async () => {
+      await store.close();
+      log.close();
+    },
+  };
+};
+
+const postgres: BackendMaker = async (name) => {
+  const url = process.env.PARLEY_PG_URL;
+  if (url === undefined) throw new Error('The postgres backend needs PARLEY_PG_URL.');
+  const schema = `bench_server_${name.replace(/\W/g, '_')}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+  const store = new PostgresSessionStore({ connectionString: url, schema });
+  const path = join(directory, `${name}-log.sqlite`);
+  const log = new SqliteServerLog({ path });
+  return {
+    store,
+    log,
+    label: 'Postgres store (the server log on SQLite: no Postgres SessionLog here yet)',
+    close: async () => {
+      await store.close();
+      log.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await cleanup.end();
+    },
+  };
+};
+
+/** The backends by the name given on the command line. */
+export const backends: ReadonlyMap<string, BackendMaker> = new Map([
+  ['sqlite', sqlite],
+  ['postgres', postgres],
+]);
