@@ -1,7 +1,9 @@
 // `npm run build` (and `prepare`, so `npm ci` leaves a working `parley`):
 // compiles every published workspace package with tsc to its dist/ folder,
 // dependencies first, in one `tsc --build` run so unchanged packages are
-// skipped. Each package's own tsconfig.build.json says what goes in.
+// skipped. Each package's own tsconfig.build.json says what goes in. Then
+// Vite builds the web UI (packages/web) into @parley/server's dist/public,
+// which the server serves at `/` (docs/decisions/web-0001-web-ui.md).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,4 +22,11 @@ const run = spawnSync(process.execPath, [tsc, '--build', ...projects, ...process
   cwd: root,
   stdio: 'inherit',
 });
-process.exit(run.status ?? 1);
+if (run.status !== 0) process.exit(run.status ?? 1);
+
+const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+const web = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+  cwd: join(root, 'packages', 'web'),
+  stdio: 'inherit',
+});
+process.exit(web.status ?? 1);

@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
 import { EventFeed } from './event-feed.js';
+import { registerAgentRoutes } from './agent-routes.js';
 import { startExpiryTimer } from './expiry-timer.js';
 import { createMetrics } from './metrics.js';
 import { memoryRateLimit } from './rate-limit.js';
@@ -19,6 +20,7 @@ import type { ServerContext, ServerEnv } from './server-context.js';
 import type { SessionLog } from './server-log.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
+import { registerStaticAssets } from './static-assets.js';
 
 /**
  * Options of `createServer`. `store`: where sessions live. `log`: where the
@@ -35,7 +37,8 @@ import { SqliteServerLog } from './sqlite-server-log.js';
  * settle parked replies past their deadline (`Sessions.expireDue`; default
  * 5 000, 0 for none; only on a store with `listDue`). `rateLimit`: at
  * most so many requests per principal per window, in memory (default: no
- * limit); over it, 429 with `Retry-After`.
+ * limit); over it, 429 with `Retry-After`. `web`: serve the web UI at `/`
+ * (default true; docs/decisions/web-0001-web-ui.md).
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -50,6 +53,7 @@ export type ServerOptions = {
   graceMs?: number;
   expireEveryMs?: number;
   rateLimit?: RateLimitOptions;
+  web?: boolean;
 };
 
 /** Where `listen` should bind. */
@@ -163,6 +167,8 @@ export function createServer(options: ServerOptions): ParleyServer {
   );
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
+  registerAgentRoutes(app, context, options.agent);
+  if (options.web ?? true) registerStaticAssets(app);
 
   const expireEvery = options.expireEveryMs ?? 5_000;
   const expiry =
