@@ -1,12 +1,9 @@
+import './zod-config.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { config } from 'zod';
 import { takeToken } from './api/token.js';
 import { App } from './app.js';
 import './styles.css';
-
-// zod's compiled parsers probe for eval, which the page's CSP refuses; parse without them.
-config({ jitless: true });
 
 // The stored theme before the first paint (components/theme-toggle.tsx keeps it).
 const theme = localStorage.getItem('parley.theme');

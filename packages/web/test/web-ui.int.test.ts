@@ -2,12 +2,12 @@
 // a real `parley serve` running the scripted demo: every flow a person
 // goes through, found by the roles and names HTTP.md fixes, with axe-core
 // on each screen and screenshots at desktop and phone widths.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKey,
@@ -66,10 +66,14 @@ async function auditOf(id: string): Promise<{ decision: string; approver: string
 describe('the web UI in Chromium', () => {
   beforeAll(async () => {
     // The server serves packages/server/dist/public: build it from this source.
-    await build({
-      configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
-      logLevel: 'warn',
+    // In a child: vitest's NODE_ENV=test would give React's development build.
+    const vite = fileURLToPath(new URL('../../../node_modules/vite/bin/vite.js', import.meta.url));
+    const built = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { ...process.env, NODE_ENV: 'production' },
+      encoding: 'utf8',
     });
+    expect(built.status, built.stderr).toBe(0);
     approver = createKey(data, 'carol', ['approver']);
     viewer = createKey(data, 'victor');
     served = await startServe(data, 1);
@@ -88,6 +92,10 @@ describe('the web UI in Chromium', () => {
     const page = await newPage();
     const hosts = new Set<string>();
     page.on('request', (request) => hosts.add(new URL(request.url()).origin));
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     await page.goto(`${server().url}/?token=${server().token}`);
     await expect.poll(() => page.url()).not.toContain('token=');
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
@@ -139,6 +147,10 @@ describe('the web UI in Chromium', () => {
     await formats.getByRole('textbox', { name: 'Other' }).fill('EPUB');
     await expectAccessible(page, 'an AskUser question');
     await saveScreenshots(page, 'ask-user');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(page, 'an AskUser question, dark');
+    await saveScreenshots(page, 'ask-user-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Send answers' }).click();
     await page.getByText('You chose: Tags; HTML + EPUB.').waitFor();
 
@@ -153,6 +165,7 @@ describe('the web UI in Chromium', () => {
     await expectAccessible(page, 'a finished session');
     await saveScreenshots(page, 'session');
     expect([...hosts]).toEqual([server().url]);
+    expect(errors, 'console errors (a CSP violation shows here)').toEqual([]);
   }, 90_000);
 
   it('edits a call through the form made from its schema, checked before it is sent', async () => {
@@ -193,7 +206,7 @@ describe('the web UI in Chromium', () => {
     const mirrored = other.getByRole('group', { name: /^write_note: / });
     await mirrored.getByRole('button', { name: 'Allow', exact: true }).waitFor();
     await note.getByRole('button', { name: 'Allow', exact: true }).click();
-    await mirrored.getByText(`Answered by ${server().login}: confirmed`).waitFor();
+    await mirrored.getByText(`Answered by ${server().login}: allowed`).waitFor();
     expect(await mirrored.getByRole('button', { name: 'Allow', exact: true }).count()).toBe(0);
     await other.getByText('The note is written.').waitFor();
   }, 60_000);
@@ -215,6 +228,14 @@ describe('the web UI in Chromium', () => {
     expect(await auditOf(id)).toContainEqual(
       expect.objectContaining({ decision: 'confirmed', approver: 'carol' }),
     );
+
+    await owner.getByRole('link', { name: 'Sessions' }).click();
+    await owner
+      .getByRole('list')
+      .getByRole('link', { name: id.slice(0, 8) })
+      .waitFor();
+    await expectAccessible(owner, 'the sessions list, with sessions');
+    await saveScreenshots(owner, 'sessions');
 
     const victor = await newPage();
     await victor.goto(`${server().url}/?token=${viewer}#/sessions/${id}`);

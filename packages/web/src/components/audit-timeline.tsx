@@ -21,7 +21,7 @@ export function AuditTimeline({ records }: { records: readonly AuditEntry[] }) {
             return (
               <li key={`${text(record['toolCallId'])}-${index}`}>
                 <time dateTime={at}>{at === '' ? '' : new Date(at).toLocaleTimeString()}</time>{' '}
-                <strong>{who}</strong> {text(record['decision']).replace('_', ' ')}{' '}
+                <strong>{who}</strong> {text(record['decision']).replaceAll('_', ' ')}{' '}
                 <span className="tool-name">{text(record['toolName'])}</span>
               </li>
             );

@@ -89,16 +89,20 @@ export function ConfirmCard({
       <legend>
         <span className="tool-name">{toolCall.name}</span>
       </legend>
-      <ToolInputView name={toolCall.name} input={toolCall.input} />
-      {ask === undefined ? null : <p className="ask-message">{ask}</p>}
-      {rules.length === 0 ? null : (
+      {answered === undefined ? (
+        <ToolInputView name={toolCall.name} input={toolCall.input} />
+      ) : null}
+      {ask === undefined || answered !== undefined ? null : <p className="ask-message">{ask}</p>}
+      {rules.length === 0 || answered !== undefined ? null : (
         <ul className="rules-suggested" aria-label="Always allow would add">
           {rules.map((rule) => (
             <li key={`${rule.toolName}:${rule.ruleContent ?? ''}`}>{ruleInWords(rule)}</li>
           ))}
         </ul>
       )}
-      {deadline === null || deadline === undefined ? null : <Countdown deadline={deadline} />}
+      {deadline === null || deadline === undefined || answered !== undefined ? null : (
+        <Countdown deadline={deadline} />
+      )}
       {answered !== undefined ? (
         <p className="answered" role="status">
           {answered}

@@ -44,7 +44,9 @@ export function ExternalPanel({
         <span className="tool-name">{toolCall.name}</span>{' '}
         <span className="muted">runs outside the agent</span>
       </legend>
-      <ToolInputView name={toolCall.name} input={toolCall.input} />
+      {answered === undefined ? (
+        <ToolInputView name={toolCall.name} input={toolCall.input} />
+      ) : null}
       {answered !== undefined ? (
         <p className="answered" role="status">
           {answered}

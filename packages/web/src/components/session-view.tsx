@@ -199,6 +199,8 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
   const calls = callsOf(transcript);
   const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
   const openCards = cards.filter((card) => card.answered === undefined);
+  // Answered cards stay while their reply goes on; once it is over, the audit trail has them.
+  const shownCards = summary?.status === 'idle' ? openCards : cards;
   const confirmable = openCards.filter((card) => card.call.awaiting === 'confirm');
   const running = summary?.status === 'running' || isRunning(transcript);
 
@@ -266,7 +268,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
           ) : null}
         </header>
         <TranscriptView transcript={transcript} />
-        {cards.length === 0 ? null : (
+        {shownCards.length === 0 ? null : (
           <section className="waiting" aria-label="Waiting for you">
             <h2>Waiting for you</h2>
             {summary?.waiting?.deadline === null ||
@@ -288,7 +290,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
                 </button>
               </div>
             ) : null}
-            {cards.map((card, index) => (
+            {shownCards.map((card, index) => (
               <WaitingCallCard
                 key={card.call.id}
                 api={api}
@@ -299,7 +301,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
                 ask={calls.get(card.call.id)?.ask}
                 schema={schemas.get(card.call.name)}
                 answered={card.answered}
-                autoFocus={index === cards.findIndex((open) => open.answered === undefined)}
+                autoFocus={index === shownCards.findIndex((open) => open.answered === undefined)}
                 onSettled={scheduleRefresh}
               />
             ))}

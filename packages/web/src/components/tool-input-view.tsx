@@ -68,17 +68,26 @@ export function ToolInputView({ name, input }: ToolInputViewProps) {
 /** A one-line summary of a call's input, for names and headings. */
 export function inputSummary(name: string, input: string, room = 80): string {
   const fields = inputObject(input);
+  const questions = Array.isArray(fields?.['questions']) ? fields['questions'] : undefined;
   const shown =
     fields === undefined
       ? input
       : name === 'Bash' && typeof fields['command'] === 'string'
         ? fields['command']
-        : Object.entries(fields)
-            .map(
-              ([key, value]) =>
-                `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
-            )
-            .join(', ');
+        : name === 'AskUser' && questions !== undefined
+          ? questions
+              .map((question: unknown) =>
+                typeof question === 'object' && question !== null && 'question' in question
+                  ? String(question.question)
+                  : '',
+              )
+              .join(' ')
+          : Object.entries(fields)
+              .map(
+                ([key, value]) =>
+                  `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+              )
+              .join(', ');
   const line = shown.replace(/\s+/g, ' ').trim();
   return line.length > room ? `${line.slice(0, room - 1)}…` : line;
 }

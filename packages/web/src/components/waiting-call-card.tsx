@@ -7,7 +7,17 @@ import { AskUserForm, askUserQuestions } from './ask-user-form.js';
 import { ConfirmCard } from './confirm-card.js';
 import { ExternalPanel } from './external-panel.js';
 
-/** Who answered a call, from the session's audit trail ("Answered by ada: confirmed"). */
+/** What a person's decisions about one call come to, in words. */
+export function decisionInWords(decisions: readonly string[]): string {
+  if (decisions.includes('rule_added')) return 'always allowed';
+  if (decisions.includes('input_edited')) return 'allowed an edited input';
+  if (decisions.includes('confirmed')) return 'allowed';
+  if (decisions.includes('denied')) return 'denied';
+  if (decisions.includes('executed')) return 'sent the result';
+  return decisions.at(-1)?.replaceAll('_', ' ') ?? 'answered';
+}
+
+/** Who answered a call, from the session's audit trail ("Answered by ada: allowed"). */
 export async function answeredBy(api: Api, sessionId: string, toolCallId: string): Promise<string> {
   const { records } = await api.audit(sessionId);
   const decided = records.filter(
@@ -16,9 +26,10 @@ export async function answeredBy(api: Api, sessionId: string, toolCallId: string
       typeof record['approver'] === 'string' &&
       record['decision'] !== 'asked',
   );
-  const last = decided.at(-1);
-  if (last === undefined) return 'Answered elsewhere';
-  return `Answered by ${String(last['approver'])}: ${String(last['decision']).replace('_', ' ')}`;
+  const who = decided.at(-1)?.['approver'];
+  if (typeof who !== 'string') return 'Answered elsewhere';
+  const decisions = decided.map((record) => String(record['decision']));
+  return `Answered by ${who}: ${decisionInWords(decisions)}`;
 }
 
 /** Props of `WaitingCallCard`. */
