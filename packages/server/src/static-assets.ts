@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
-import type { Context } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { ServerApp } from './server-context.js';
 
 /**
@@ -43,12 +43,19 @@ export function registerStaticAssets(app: ServerApp, folder = webAssetsFolder): 
     app.get('/', (c) => c.html(notBuilt, 503));
     return;
   }
-  const headers = (immutable: boolean) => (_path: string, c: Context) => {
-    c.header('Content-Security-Policy', contentSecurityPolicy);
-    c.header('X-Content-Type-Options', 'nosniff');
-    // Hashed bundles never change; index.html is read again after an upgrade.
-    c.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-  };
-  app.get('/', serveStatic({ root: folder, path: 'index.html', onFound: headers(false) }));
-  app.get('/assets/*', serveStatic({ root: folder, onFound: headers(true) }));
+  const headers =
+    (immutable: boolean): MiddlewareHandler =>
+    async (c, next) => {
+      await next();
+      if (c.res.status !== 200) return;
+      c.res.headers.set('Content-Security-Policy', contentSecurityPolicy);
+      c.res.headers.set('X-Content-Type-Options', 'nosniff');
+      // Hashed bundles never change; index.html is read again after an upgrade.
+      c.res.headers.set(
+        'Cache-Control',
+        immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
+    };
+  app.get('/', headers(false), serveStatic({ root: folder, path: 'index.html' }));
+  app.get('/assets/*', headers(true), serveStatic({ root: folder }));
 }
