@@ -3,12 +3,47 @@
 // screenshots into test/screenshots/ (git-ignored).
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
+
+/** The newest modification time of the files under `folder` that go into the build, in milliseconds. */
+function newest(folder: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(folder, { recursive: true, encoding: 'utf8' })
+      .filter((name) => !name.includes('.test.'))
+      .map((name) => statSync(join(folder, name)))
+      .filter((stats) => stats.isFile())
+      .map((stats) => stats.mtimeMs),
+  );
+}
+
+/**
+ * Fails unless the server's built UI (packages/server/dist/public, made by
+ * `npm run build` and so by `npm ci`) is newer than the web UI's source:
+ * the tests run what a user gets, and never rebuild it under a server
+ * that another test may be reading it from.
+ */
+export function expectFreshBuild(): void {
+  const built = fileURLToPath(new URL('../../server/dist/public/index.html', import.meta.url));
+  const builtAt = (() => {
+    try {
+      return statSync(built).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  const source = newest(fileURLToPath(new URL('../src/', import.meta.url)));
+  expect(
+    builtAt,
+    'the web UI is not built or older than its source: run npm run build',
+  ).toBeGreaterThanOrEqual(source);
+}
 
 /** Debian's `chromium` package (installed by .ci/services). */
 export const chromiumPath = '/usr/bin/chromium';

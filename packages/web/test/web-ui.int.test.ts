@@ -2,15 +2,14 @@
 // a real `parley serve` running the scripted demo: every flow a person
 // goes through, found by the roles and names HTTP.md fixes, with axe-core
 // on each screen and screenshots at desktop and phone widths.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKey,
+  expectFreshBuild,
   expectAccessible,
   launchChromium,
   saveScreenshots,
@@ -33,7 +32,7 @@ async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   contexts.push(context);
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(30_000);
   return page;
 }
 
@@ -63,17 +62,37 @@ async function auditOf(id: string): Promise<{ decision: string; approver: string
   return body.records;
 }
 
+/** The accessible name of the focused element: its label, or its own text. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement;
+    if (element === null) return '';
+    const labelled =
+      element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement
+        ? element.labels?.[0]?.textContent
+        : undefined;
+    return (labelled ?? element.getAttribute('aria-label') ?? element.textContent ?? '').trim();
+  });
+}
+
+/** Waits until the element named `name` has the focus. */
+async function expectFocus(page: Page, name: string): Promise<void> {
+  await expect.poll(() => focused(page), { timeout: 30_000 }).toBe(name);
+}
+
+/** Presses Tab until the focused element is named `name` (at most 25 times). */
+async function tabTo(page: Page, name: string): Promise<void> {
+  for (let step = 0; step < 25; step += 1) {
+    if ((await focused(page)) === name) return;
+    await page.keyboard.press('Tab');
+  }
+  expect(await focused(page), `Tab never reached ${name}`).toBe(name);
+}
+
 describe('the web UI in Chromium', () => {
   beforeAll(async () => {
     // The server serves packages/server/dist/public: build it from this source.
-    // In a child: vitest's NODE_ENV=test would give React's development build.
-    const vite = fileURLToPath(new URL('../../../node_modules/vite/bin/vite.js', import.meta.url));
-    const built = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: { ...process.env, NODE_ENV: 'production' },
-      encoding: 'utf8',
-    });
-    expect(built.status, built.stderr).toBe(0);
+    expectFreshBuild();
     approver = createKey(data, 'carol', ['approver']);
     viewer = createKey(data, 'victor');
     served = await startServe(data, 1);
@@ -97,7 +116,7 @@ describe('the web UI in Chromium', () => {
       if (message.type() === 'error') errors.push(message.text());
     });
     await page.goto(`${server().url}/?token=${server().token}`);
-    await expect.poll(() => page.url()).not.toContain('token=');
+    await expect.poll(() => page.url(), { timeout: 30_000 }).not.toContain('token=');
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
     await expectAccessible(page, 'the sessions list');
 
@@ -107,13 +126,7 @@ describe('the web UI in Chromium', () => {
 
     const note = page.getByRole('group', { name: /^write_note: .*welcome\.md/ });
     await note.waitFor();
-    await expect
-      .poll(() =>
-        note
-          .getByRole('button', { name: 'Allow', exact: true })
-          .evaluate((el) => el === document.activeElement),
-      )
-      .toBe(true);
+    await expectFocus(page, 'Allow');
     await expectAccessible(page, 'a confirmation');
     await saveScreenshots(page, 'confirm');
     await note.getByRole('button', { name: 'Allow', exact: true }).click();
@@ -166,7 +179,7 @@ describe('the web UI in Chromium', () => {
     await saveScreenshots(page, 'session');
     expect([...hosts]).toEqual([server().url]);
     expect(errors, 'console errors (a CSP violation shows here)').toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   it('edits a call through the form made from its schema, checked before it is sent', async () => {
     const page = await newPage();
@@ -198,7 +211,9 @@ describe('the web UI in Chromium', () => {
     await page.reload();
     const note = page.getByRole('group', { name: /^write_note: / });
     await note.waitFor();
-    await expect.poll(() => page.getByText('First, a note.', { exact: false }).count()).toBe(1);
+    await expect
+      .poll(() => page.getByText('First, a note.', { exact: false }).count(), { timeout: 30_000 })
+      .toBe(1);
     expect(await page.getByText('hello', { exact: true }).count()).toBe(1);
 
     const other = await newPage();
@@ -218,7 +233,7 @@ describe('the web UI in Chromium', () => {
 
     const carol = await newPage();
     await carol.goto(`${server().url}/?token=${approver}#/approvals`);
-    await expect.poll(() => carol.title()).toMatch(/^\(\d+\) Parley$/);
+    await expect.poll(() => carol.title(), { timeout: 30_000 }).toMatch(/^\(\d+\) Parley$/);
     const item = carol.getByRole('listitem').filter({ hasText: id.slice(0, 8) });
     await item.getByRole('group', { name: /^write_note: / }).waitFor();
     await expectAccessible(carol, 'the approvals inbox');
@@ -245,6 +260,49 @@ describe('the web UI in Chromium', () => {
     await victor.getByText('Nothing is waiting for you.').waitFor();
   }, 60_000);
 
+  it('is driven by the keyboard alone: focus moves to each new question, Enter sends', async () => {
+    const page = await newPage();
+    await page.goto(`${server().url}/?token=${server().token}`);
+    await tabTo(page, 'New session');
+    await page.keyboard.press('Enter');
+    await expectFocus(page, 'Message');
+    await page.keyboard.type('hello');
+    await page.keyboard.press('Enter');
+
+    await expectFocus(page, 'Allow');
+    await page.keyboard.press('Enter');
+    await page.getByText('The note is written.').waitFor();
+
+    await page.getByRole('group', { name: /^delete_notes: / }).waitFor();
+    await expectFocus(page, 'Allow');
+    await tabTo(page, 'Deny');
+    await page.keyboard.press('Enter');
+    await expectFocus(page, 'Reason');
+    await page.keyboard.type('typed, not clicked');
+    await page.keyboard.press('Enter');
+    await page.getByText('Your reason reached me: "typed, not clicked"').waitFor();
+
+    await page.getByRole('group', { name: /^write_note: .*todo\.md/ }).waitFor();
+    await expectFocus(page, 'Allow');
+    await tabTo(page, 'Always allow');
+    await page.keyboard.press('Enter');
+
+    await expectFocus(page, 'Result');
+    await page.keyboard.type('done by hand');
+    await page.keyboard.press('Enter');
+    await page.getByText('Deployed; you reported: "done by hand".').waitFor();
+
+    await expectFocus(page, 'Search (Recommended)');
+    await page.keyboard.press('ArrowDown');
+    await expectFocus(page, 'Tags');
+    await tabTo(page, 'Markdown');
+    await page.keyboard.press('Space');
+    await tabTo(page, 'Other');
+    await page.keyboard.type('EPUB');
+    await page.keyboard.press('Enter');
+    await page.getByText('You chose: Tags; Markdown + EPUB.').waitFor();
+  }, 180_000);
+
   it('stops a running reply', async () => {
     const slow = await startServe(slowData, 150);
     try {
@@ -252,7 +310,9 @@ describe('the web UI in Chromium', () => {
       await startSession(page, slow);
       await page.getByRole('button', { name: 'Stop' }).click();
       await page.getByText('Stopped.').waitFor();
-      await expect.poll(() => page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+      await expect
+        .poll(() => page.getByRole('button', { name: 'Stop' }).count(), { timeout: 30_000 })
+        .toBe(0);
     } finally {
       await stopServe(slow);
     }

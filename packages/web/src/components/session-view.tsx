@@ -68,6 +68,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
   const [message, setMessage] = useState('');
   const [sendError, setSendError] = useState<string | undefined>();
   const [batchBusy, setBatchBusy] = useState(false);
+  const waitingSection = useRef<HTMLElement>(null);
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   // The cards as last rendered, so a refresh can compare them with the server's view.
   const cardsRef = useRef<Card[]>([]);
@@ -231,6 +232,18 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
     }
   };
 
+  // When the control that had focus went away (its call was answered), focus
+  // moves on to the next open call's first control, so the keyboard never
+  // has to find its way back from the top of the page.
+  useEffect(() => {
+    if (document.activeElement !== null && document.activeElement !== document.body) return;
+    waitingSection.current
+      ?.querySelector<HTMLElement>(
+        '[data-open="true"] input:not([type="hidden"]), [data-open="true"] button.primary',
+      )
+      ?.focus();
+  });
+
   if (fatal !== undefined) {
     return (
       <section className="session" aria-label="Session">
@@ -269,7 +282,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
         </header>
         <TranscriptView transcript={transcript} />
         {shownCards.length === 0 ? null : (
-          <section className="waiting" aria-label="Waiting for you">
+          <section ref={waitingSection} className="waiting" aria-label="Waiting for you">
             <h2>Waiting for you</h2>
             {summary?.waiting?.deadline === null ||
             summary?.waiting?.deadline === undefined ? null : (
@@ -291,19 +304,20 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
               </div>
             ) : null}
             {shownCards.map((card, index) => (
-              <WaitingCallCard
-                key={card.call.id}
-                api={api}
-                sessionId={sessionId}
-                replyId={card.replyId}
-                call={card.call}
-                deadline={null}
-                ask={calls.get(card.call.id)?.ask}
-                schema={schemas.get(card.call.name)}
-                answered={card.answered}
-                autoFocus={index === shownCards.findIndex((open) => open.answered === undefined)}
-                onSettled={scheduleRefresh}
-              />
+              <div key={card.call.id} data-open={card.answered === undefined}>
+                <WaitingCallCard
+                  api={api}
+                  sessionId={sessionId}
+                  replyId={card.replyId}
+                  call={card.call}
+                  deadline={null}
+                  ask={calls.get(card.call.id)?.ask}
+                  schema={schemas.get(card.call.name)}
+                  answered={card.answered}
+                  autoFocus={index === shownCards.findIndex((open) => open.answered === undefined)}
+                  onSettled={scheduleRefresh}
+                />
+              </div>
             ))}
           </section>
         )}
@@ -314,6 +328,8 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
           <textarea
             id="message"
             rows={2}
+            // Opening a session puts the cursor in the message box; a card that appears takes it.
+            autoFocus
             value={message}
             placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
             onChange={(event) => setMessage(event.target.value)}
