@@ -75,10 +75,10 @@ export function createKey(data: string, principal: string, roles: string[] = [])
 }
 
 /** Starts `parley serve --model scripted:demo` and resolves once it printed its web UI address. */
-export function startServe(data: string, paceMs: number): Promise<Served> {
+export function startServe(data: string, paceMs: number, port = 0): Promise<Served> {
   const child = spawn(
     process.execPath,
-    [...parley, 'serve', '--model', 'scripted:demo', '--port', '0', '--data', data],
+    [...parley, 'serve', '--model', 'scripted:demo', '--port', String(port), '--data', data],
     {
       env: { ...process.env, PARLEY_DEMO_PACE_MS: String(paceMs) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -214,6 +214,8 @@ describe('the web UI in Chromium', () => {
     await expect
       .poll(() => page.getByText('First, a note.', { exact: false }).count(), { timeout: 30_000 })
       .toBe(1);
+    const reloaded = (await page.getByRole('list', { name: 'Transcript' }).textContent()) ?? '';
+    expect(reloaded.split('First, a note.')).toHaveLength(2);
     expect(await page.getByText('hello', { exact: true }).count()).toBe(1);
 
     const other = await newPage();
@@ -301,6 +303,43 @@ describe('the web UI in Chromium', () => {
     await page.keyboard.type('EPUB');
     await page.keyboard.press('Enter');
     await page.getByText('You chose: Tags; Markdown + EPUB.').waitFor();
+  }, 180_000);
+
+  it('resumes the stream after the server went away and came back, without showing anything twice', async () => {
+    const restartData = mkdtempSync(join(tmpdir(), 'parley-web-restart-'));
+    const key = createKey(restartData, 'carol', ['approver']);
+    let first: Served | undefined = await startServe(restartData, 1);
+    let second: Served | undefined;
+    try {
+      const port = Number(new URL(first.url).port);
+      const page = await newPage();
+      const id = await startSession(page, first);
+      await page.getByRole('group', { name: /^write_note: / }).waitFor();
+      // A page on an API key: the login token changes when the server restarts, a key does not.
+      const carol = await newPage();
+      await carol.goto(`${first.url}/?token=${key}#/sessions/${id}`);
+      await carol.getByRole('group', { name: /^write_note: / }).waitFor();
+      await stopServe(first);
+      first = undefined;
+      await carol.getByText('reconnecting…').waitFor();
+      second = await startServe(restartData, 1, port);
+      await expect
+        .poll(() => carol.getByText('reconnecting…').count(), { timeout: 30_000 })
+        .toBe(0);
+      await carol
+        .getByRole('group', { name: /^write_note: / })
+        .getByRole('button', { name: 'Allow', exact: true })
+        .click();
+      await carol.getByText('The note is written.').waitFor();
+      const transcript =
+        (await carol.getByRole('list', { name: 'Transcript' }).textContent()) ?? '';
+      expect(transcript.split('First, a note.')).toHaveLength(2);
+      expect(transcript.split('The note is written.')).toHaveLength(2);
+    } finally {
+      await stopServe(first);
+      await stopServe(second);
+      rmSync(restartData, { recursive: true, force: true });
+    }
   }, 180_000);
 
   it('stops a running reply', async () => {
