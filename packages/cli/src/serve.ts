@@ -128,6 +128,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
     for (const note of setup.notes) write(`${note}\n`);
     write(`${settings.db === undefined ? 'data' : 'db'} ${backend.where}\n`);
     write(`login token (as ${login.id}, this run only): ${token}\n`);
+    write(`  web UI: ${url}/?token=${token}\n`);
     write(`  curl -H "Authorization: Bearer ${token}" ${url}/v1/sessions\n`);
     await environment.stopRequested;
     write('Stopping: running replies get a moment to park or end…\n');

@@ -11,6 +11,7 @@ import { registerAguiRoutes } from './agui/agui-route.js';
 import { FrontendTools } from './agui/frontend-tools.js';
 import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
 import { EventFeed } from './event-feed.js';
+import { registerAgentRoutes } from './agent-routes.js';
 import { startExpiryTimer } from './expiry-timer.js';
 import { createMetrics } from './metrics.js';
 import { memoryRateLimit } from './rate-limit.js';
@@ -25,6 +26,7 @@ import { requestGuards } from './request-guards.js';
 import { ShuttingDownError } from './service-errors.js';
 import { shutDown } from './shutdown.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
+import { registerStaticAssets } from './static-assets.js';
 
 /**
  * Options of `createServer`. `store`: where sessions live. `log`: where the
@@ -51,6 +53,8 @@ import { SqliteServerLog } from './sqlite-server-log.js';
  * `authenticate` like `/v1/*`). `logger`: told of failures no request sees
  * (an expiry sweep, an event log or index write, a reply that failed after
  * its stream opened, a reply cancelled at shutdown); default: dropped.
+ * `web`: serve the web UI at `/` (default true;
+ * docs/decisions/web-0001-web-ui.md).
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -68,6 +72,7 @@ export type ServerOptions = {
   requestTimeoutMs?: number;
   metricsAccess?: 'public' | 'authenticated';
   logger?: Logger;
+  web?: boolean;
 };
 
 /** Where `listen` should bind. */
@@ -208,6 +213,8 @@ export function createServer(options: ServerOptions): ParleyServer {
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
   registerAguiRoutes(app, context, frontend);
+  registerAgentRoutes(app, context, options.agent);
+  if (options.web ?? true) registerStaticAssets(app);
 
   const expireEvery = options.expireEveryMs ?? 5_000;
   const expiry =

@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { describe, expect, it } from 'vitest';
+import { callAsAlice, testServer } from '../test/support.js';
+import type { ServerEnv } from './server-context.js';
+import { registerStaticAssets } from './static-assets.js';
+
+const toolsSchema = (body: unknown) =>
+  typeof body === 'object' && body !== null && 'tools' in body && Array.isArray(body.tools)
+    ? body.tools.map((item: unknown) =>
+        typeof item === 'object' && item !== null && 'name' in item ? item.name : undefined,
+      )
+    : undefined;
+
+describe('the routes the web UI reads a session with', () => {
+  it("lists the session's tools with their input schemas, and its mode and added rules", async () => {
+    const server = testServer(new Map());
+    const { id } = (await (await callAsAlice(server, 'POST', '/v1/sessions')).json()) as {
+      id: string;
+    };
+    const tools = await callAsAlice(server, 'GET', `/v1/sessions/${id}/tools`);
+    expect(tools.status).toBe(200);
+    const body: unknown = await tools.json();
+    expect(toolsSchema(body)).toEqual(['write_note']);
+    expect(JSON.stringify(body)).toContain('"properties"');
+
+    const permission = await callAsAlice(server, 'GET', `/v1/sessions/${id}/permission`);
+    expect(await permission.json()).toEqual({ mode: 'default', rules: [] });
+    await server.close();
+  });
+
+  it('answers 404 for a session the caller may not see', async () => {
+    const server = testServer(new Map());
+    const { id } = (await (await callAsAlice(server, 'POST', '/v1/sessions')).json()) as {
+      id: string;
+    };
+    for (const path of ['tools', 'permission']) {
+      const response = await server.fetch(
+        new Request(`http://parley.test/v1/sessions/${id}/${path}`, {
+          headers: { authorization: 'Bearer bob' },
+        }),
+      );
+      expect(response.status).toBe(404);
+    }
+    await server.close();
+  });
+});
+
+describe('the web UI at /', () => {
+  it('serves index.html at / and the bundles under /assets/, with a CSP that allows only this origin', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'parley-public-'));
+    mkdirSync(join(folder, 'assets'));
+    writeFileSync(join(folder, 'index.html'), '<!doctype html><title>Parley</title>');
+    writeFileSync(join(folder, 'assets', 'index-abc.js'), 'console.log(1)');
+    const app = new OpenAPIHono<ServerEnv>();
+    registerStaticAssets(app, folder);
+    const page = await app.request('/');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Parley</title>');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const bundle = await app.request('/assets/index-abc.js');
+    expect(bundle.headers.get('cache-control')).toContain('immutable');
+    expect((await app.request('/secret.txt')).status).toBe(404);
+    expect((await app.request('/assets/../index.html')).status).not.toBe(500);
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('says how to build it when there is no build', async () => {
+    const app = new OpenAPIHono<ServerEnv>();
+    registerStaticAssets(app, join(tmpdir(), 'parley-no-such-folder'));
+    const page = await app.request('/');
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain('npm run build');
+  });
+
+  it('is left out with web: false', async () => {
+    const server = testServer(new Map(), { web: false });
+    expect((await server.fetch(new Request('http://parley.test/'))).status).toBe(404);
+    await server.close();
+  });
+});

@@ -1,0 +1,370 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { FormEvent, KeyboardEvent } from 'react';
+import type {
+  Api,
+  SessionPermission,
+  SessionSummary,
+  ToolInfo,
+  WaitingCall,
+} from '../api/client.js';
+import { ApiError } from '../api/client.js';
+import { followSession } from '../api/event-stream.js';
+import type { NumberedEvent } from '../api/event-stream.js';
+import { confirmEvent, toolCallOf } from '../answers.js';
+import {
+  emptyTranscript,
+  foldEvent,
+  isRunning,
+  transcriptOfMessages,
+  withUserMessage,
+} from '../transcript/transcript.js';
+import type { CallView, Transcript } from '../transcript/transcript.js';
+import { AuditTimeline } from './audit-timeline.js';
+import type { AuditEntry } from './audit-timeline.js';
+import { Countdown } from './countdown.js';
+import { ruleInWords } from './rule-words.js';
+import { TranscriptView } from './transcript-view.js';
+import { WaitingCallCard, answeredBy } from './waiting-call-card.js';
+
+/** A card shown for a call: waiting, or answered (here or elsewhere) during this view. */
+type Card = { replyId: string; call: WaitingCall; deadline: string | null; answered?: string };
+
+/** Events after which the server's view of the session (waiting calls, audit) is read again. */
+const refreshing = new Set([
+  'REPLY_START',
+  'REPLY_END',
+  'REQUIRE_USER_CONFIRM',
+  'REQUIRE_EXTERNAL_EXECUTION',
+  'TOOL_RESULT_START',
+]);
+
+function callsOf(transcript: Transcript): Map<string, CallView> {
+  const calls = new Map<string, CallView>();
+  for (const entry of transcript.entries) {
+    if (entry.kind !== 'reply') continue;
+    for (const block of entry.blocks) if (block.kind === 'call') calls.set(block.id, block.call);
+  }
+  return calls;
+}
+
+/**
+ * A session: its transcript streamed over SSE (resumed from the last event
+ * after a drop; replayed from the first after a reload), the calls its
+ * parked reply waits on (from the server's state, so a reload or another
+ * tab shows the same), the message box, Stop while a reply runs, and its
+ * permission mode, rules and audit trail.
+ */
+export function SessionView({ api, sessionId }: { api: Api; sessionId: string }) {
+  const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
+  const [summary, setSummary] = useState<SessionSummary | undefined>();
+  const [cards, setCards] = useState<Card[]>([]);
+  const [tools, setTools] = useState<ToolInfo[]>([]);
+  const [audit, setAudit] = useState<AuditEntry[]>([]);
+  const [permission, setPermission] = useState<SessionPermission | undefined>();
+  const [fatal, setFatal] = useState<string | undefined>();
+  const [connection, setConnection] = useState<'open' | 'reconnecting' | 'connecting'>(
+    'connecting',
+  );
+  const [message, setMessage] = useState('');
+  const [sendError, setSendError] = useState<string | undefined>();
+  const [batchBusy, setBatchBusy] = useState(false);
+  const waitingSection = useRef<HTMLElement>(null);
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // The cards as last rendered, so a refresh can compare them with the server's view.
+  const cardsRef = useRef<Card[]>([]);
+  const updateCards = useCallback((next: Card[]) => {
+    cardsRef.current = next;
+    setCards(next);
+  }, []);
+
+  const refresh = useCallback(async () => {
+    try {
+      const [current, trail, rules] = await Promise.all([
+        api.session(sessionId),
+        api.audit(sessionId),
+        api.permission(sessionId),
+      ]);
+      setSummary(current);
+      setAudit(trail.records);
+      setPermission(rules);
+      const waiting = current.waiting;
+      const stillWaiting = new Set(waiting?.toolCalls.map((call) => call.id) ?? []);
+      const old = cardsRef.current;
+      const gone = old.filter(
+        (card) => card.answered === undefined && !stillWaiting.has(card.call.id),
+      );
+      const known = new Set(old.map((card) => card.call.id));
+      const added = (waiting?.toolCalls ?? [])
+        .filter((call) => !known.has(call.id))
+        .map((call) => ({
+          replyId: waiting?.replyId ?? '',
+          call,
+          deadline: waiting?.deadline ?? null,
+        }));
+      const who = await Promise.all(
+        gone.map((card) =>
+          answeredBy(api, sessionId, card.call.id).catch(() => 'Answered elsewhere'),
+        ),
+      );
+      const answers = new Map(gone.map((card, index) => [card.call.id, who[index]]));
+      updateCards([
+        ...cardsRef.current.map((card) => {
+          const answered = answers.get(card.call.id);
+          return answered === undefined || card.answered !== undefined
+            ? card
+            : { ...card, answered };
+        }),
+        ...added.filter(
+          (card) => !cardsRef.current.some((known) => known.call.id === card.call.id),
+        ),
+      ]);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 404 || error.status === 401)) {
+        setFatal(
+          error.status === 404
+            ? 'No such session, or you may not see it.'
+            : 'Your token was not accepted.',
+        );
+      }
+    }
+  }, [api, sessionId, updateCards]);
+
+  const scheduleRefresh = useCallback(() => {
+    clearTimeout(refreshTimer.current);
+    refreshTimer.current = setTimeout(() => void refresh(), 50);
+  }, [refresh]);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setTranscript(emptyTranscript);
+    updateCards([]);
+    setFatal(undefined);
+    void (async () => {
+      try {
+        const [{ messages }, { tools: list }] = await Promise.all([
+          api.messages(sessionId),
+          api.tools(sessionId),
+        ]);
+        if (controller.signal.aborted) return;
+        setTranscript(transcriptOfMessages(messages));
+        setTools(list);
+      } catch (error) {
+        setFatal(
+          error instanceof ApiError && error.status === 404
+            ? 'No such session, or you may not see it.'
+            : error instanceof Error
+              ? error.message
+              : String(error),
+        );
+        return;
+      }
+      await refresh();
+      await followSession(
+        { origin: api.origin, token: api.token, sessionId, after: 0, signal: controller.signal },
+        {
+          onEvent: ({ seq, event }: NumberedEvent) => {
+            setTranscript((current) => foldEvent(current, seq, event));
+            if (refreshing.has(event.type)) scheduleRefresh();
+          },
+          onConnection: setConnection,
+          onFatal: (error) => setFatal(error.message),
+        },
+      );
+    })();
+    return () => {
+      controller.abort();
+      clearTimeout(refreshTimer.current);
+    };
+  }, [api, sessionId, refresh, scheduleRefresh, updateCards]);
+
+  const send = async (event?: FormEvent) => {
+    event?.preventDefault();
+    const text = message.trim();
+    if (text === '') return;
+    setSendError(undefined);
+    try {
+      await api.postReply(sessionId, text);
+      setTranscript((current) =>
+        withUserMessage(current, { kind: 'user', id: `local-${Date.now()}`, name: 'you', text }),
+      );
+      setMessage('');
+      updateCards(cardsRef.current.filter((card) => card.answered === undefined));
+    } catch (error) {
+      setSendError(error instanceof Error ? error.message : String(error));
+    }
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey) void send(event);
+  };
+
+  const calls = callsOf(transcript);
+  const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+  const openCards = cards.filter((card) => card.answered === undefined);
+  // Answered cards stay while their reply goes on; once it is over, the audit trail has them.
+  const shownCards = summary?.status === 'idle' ? openCards : cards;
+  const confirmable = openCards.filter((card) => card.call.awaiting === 'confirm');
+  const running = summary?.status === 'running' || isRunning(transcript);
+
+  const answerAll = async (allow: boolean) => {
+    const first = confirmable[0];
+    if (first === undefined) return;
+    setBatchBusy(true);
+    try {
+      const decisions = confirmable.flatMap((card) => {
+        const toolCall = toolCallOf(card.call);
+        return toolCall === undefined
+          ? []
+          : [
+              {
+                toolCall,
+                decision: allow
+                  ? { kind: 'allow' as const }
+                  : { kind: 'deny' as const, reason: '' },
+              },
+            ];
+      });
+      await api.postReply(sessionId, confirmEvent(first.replyId, decisions));
+    } catch (error) {
+      setSendError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBatchBusy(false);
+      scheduleRefresh();
+    }
+  };
+
+  // When the control that had focus went away (its call was answered), focus
+  // moves on to the next open call's first control, so the keyboard never
+  // has to find its way back from the top of the page.
+  useEffect(() => {
+    if (document.activeElement !== null && document.activeElement !== document.body) return;
+    waitingSection.current
+      ?.querySelector<HTMLElement>(
+        '[data-open="true"] input:not([type="hidden"]), [data-open="true"] button.primary',
+      )
+      ?.focus();
+  });
+
+  if (fatal !== undefined) {
+    return (
+      <section className="session" aria-label="Session">
+        <p className="problem" role="alert">
+          {fatal}
+        </p>
+        <a href="#/">Back to the sessions</a>
+      </section>
+    );
+  }
+
+  return (
+    <div className="session-layout">
+      <section className="session" aria-label="Session">
+        <header className="session-header">
+          <h1>
+            Session <code>{sessionId.slice(0, 8)}</code>
+          </h1>
+          <span className={`badge status-${summary?.status ?? 'idle'}`}>
+            {summary?.status ?? '…'}
+          </span>
+          {connection === 'reconnecting' ? (
+            <span className="badge badge-error" role="status">
+              reconnecting…
+            </span>
+          ) : null}
+          {running ? (
+            <button
+              type="button"
+              className="danger"
+              onClick={() => void api.cancel(sessionId).then(scheduleRefresh)}
+            >
+              Stop
+            </button>
+          ) : null}
+        </header>
+        <TranscriptView transcript={transcript} />
+        {shownCards.length === 0 ? null : (
+          <section ref={waitingSection} className="waiting" aria-label="Waiting for you">
+            <h2>Waiting for you</h2>
+            {summary?.waiting?.deadline === null ||
+            summary?.waiting?.deadline === undefined ? null : (
+              <Countdown deadline={summary.waiting.deadline} />
+            )}
+            {confirmable.length > 1 ? (
+              <div className="actions batch" role="group" aria-label="The whole batch">
+                <button type="button" disabled={batchBusy} onClick={() => void answerAll(true)}>
+                  Allow all
+                </button>
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={batchBusy}
+                  onClick={() => void answerAll(false)}
+                >
+                  Deny all
+                </button>
+              </div>
+            ) : null}
+            {shownCards.map((card, index) => (
+              <div key={card.call.id} data-open={card.answered === undefined}>
+                <WaitingCallCard
+                  api={api}
+                  sessionId={sessionId}
+                  replyId={card.replyId}
+                  call={card.call}
+                  deadline={null}
+                  ask={calls.get(card.call.id)?.ask}
+                  schema={schemas.get(card.call.name)}
+                  answered={card.answered}
+                  autoFocus={index === shownCards.findIndex((open) => open.answered === undefined)}
+                  onSettled={scheduleRefresh}
+                />
+              </div>
+            ))}
+          </section>
+        )}
+        <form className="composer" onSubmit={(event) => void send(event)}>
+          <label htmlFor="message" className="visually-hidden">
+            Message
+          </label>
+          <textarea
+            id="message"
+            rows={2}
+            // Opening a session puts the cursor in the message box; a card that appears takes it.
+            autoFocus
+            value={message}
+            placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
+            onChange={(event) => setMessage(event.target.value)}
+            onKeyDown={onKeyDown}
+          />
+          <button type="submit" className="primary">
+            Send
+          </button>
+          {sendError === undefined ? null : (
+            <p className="problem" role="alert">
+              {sendError}
+            </p>
+          )}
+        </form>
+      </section>
+      <aside className="session-side" aria-label="Permissions and audit">
+        <section aria-labelledby="rules-heading">
+          <h2 id="rules-heading">Permissions</h2>
+          <p>
+            Mode: <strong>{permission?.mode ?? '…'}</strong>
+          </p>
+          {permission === undefined || permission.rules.length === 0 ? (
+            <p className="muted">No rules added yet.</p>
+          ) : (
+            <ul className="rules">
+              {permission.rules.map((rule) => (
+                <li key={`${rule.behavior}:${rule.toolName}:${rule.ruleContent ?? ''}`}>
+                  {ruleInWords(rule)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <AuditTimeline records={audit} />
+      </aside>
+    </div>
+  );
+}
