@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFrames, settles } from './serve-node.js';
+import type { Frame } from './serve-node.js';
 import { parleyCommand } from './tmux.js';
 
-type Frame = { id: number; event: string; data: string };
 type ToolCall = { id: string; name: string; input: string; awaiting: string };
 type Waiting = { replyId: string; toolCalls: ToolCall[] };
 
@@ -93,38 +93,8 @@ function request(
 }
 
 /** Reads SSE frames until `enough` says so (or the stream ends), then lets go of the body. */
-async function frames(
-  response: Response,
-  enough: (frame: Frame) => boolean = () => false,
-): Promise<Frame[]> {
-  const read: Frame[] = [];
-  let done = false;
-  const parser = createParser({
-    onEvent: (event) => {
-      if (done) return;
-      const frame = { id: Number(event.id), event: event.event ?? 'message', data: event.data };
-      read.push(frame);
-      done = enough(frame);
-    },
-  });
-  const reader = response.body?.getReader();
-  if (reader === undefined) return read;
-  const decoder = new TextDecoder();
-  while (!done) {
-    const chunk = await reader.read();
-    const value: unknown = chunk.value;
-    if (chunk.done || !(value instanceof Uint8Array)) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  await reader.cancel();
-  return read;
-}
-
-/** Whether a frame ends a reply's stream: it parked, or it ended. */
-const settles = (frame: Frame): boolean =>
-  frame.event === 'REQUIRE_USER_CONFIRM' ||
-  frame.event === 'REQUIRE_EXTERNAL_EXECUTION' ||
-  frame.event === 'REPLY_END';
+const frames = (response: Response, enough: (frame: Frame) => boolean = () => false) =>
+  readFrames(response, enough);
 
 async function waiting(id: string): Promise<Waiting> {
   const summary = (await (await request('GET', `/v1/sessions/${id}`, { token: login })).json()) as {

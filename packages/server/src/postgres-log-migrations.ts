@@ -78,7 +78,8 @@ export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
   },
 ];
 
-async function inTransaction(pool: Pool, work: (client: PoolClient) => Promise<void>) {
+/** Runs `work` in a transaction on a pooled client; a client whose ROLLBACK failed is discarded. */
+export async function inTransaction(pool: Pool, work: (client: PoolClient) => Promise<void>) {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {

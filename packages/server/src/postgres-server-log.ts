@@ -2,7 +2,7 @@ import { InvalidInputError } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
 import type { PoolClient } from 'pg';
 import { AppendNotices, formatAppendNotice } from './append-notices.js';
-import { applyLogMigrations } from './postgres-log-migrations.js';
+import { applyLogMigrations, inTransaction } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
   Approval,
@@ -149,20 +149,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
 
   private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
     await this.migrate();
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollback: unknown) => {
-        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    await inTransaction(this.pool, work);
   }
 
   async createSession(record: SessionRecord): Promise<void> {
