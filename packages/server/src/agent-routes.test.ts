@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import { callAsAlice, testServer } from '../test/support.js';
+import { InMemorySessionStore } from '@parley/core';
+import { callAsAlice, noteAgent, testServer } from '../test/support.js';
 import type { ServerEnv } from './server-context.js';
 import { registerStaticAssets } from './static-assets.js';
 
@@ -44,6 +45,59 @@ describe('the routes the web UI reads a session with', () => {
       );
       expect(response.status).toBe(404);
     }
+    await server.close();
+  });
+});
+
+describe('POST /v1/sessions/:id/permission/revoke', () => {
+  const allowNotes = { toolName: 'write_note', ruleContent: null, behavior: 'allow' as const };
+  const as = (token: string, path: string, body?: unknown) =>
+    new Request(`http://parley.test${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+
+  it('lets the owner or an approver revoke a rule, refuses others and unknown rules, storing nothing', async () => {
+    const runs = new Map<string, number>();
+    const store = new InMemorySessionStore();
+    const rule = { ...allowNotes, source: 'user' };
+    const server = testServer(runs, {
+      store,
+      agent: { ...noteAgent(runs), permission: { rules: [rule] } },
+    });
+    const { id } = (await (await callAsAlice(server, 'POST', '/v1/sessions')).json()) as {
+      id: string;
+    };
+    const done = await server.fetch(
+      as('alice', `/v1/sessions/${id}/replies`, { input: 'write a note' }),
+    );
+    expect(done.status).toBe(200);
+    expect([...runs.values()]).toEqual([1]);
+    const path = `/v1/sessions/${id}/permission/revoke`;
+    const version = (await store.load(id))?.version;
+
+    const stranger = await server.fetch(as('bob', path, allowNotes));
+    expect(stranger.status).toBe(404);
+    const unknown = await server.fetch(as('alice', path, { ...allowNotes, behavior: 'deny' }));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ code: 'unknown_rule' });
+    const bad = await server.fetch(as('alice', path, { toolName: 'write_note' }));
+    expect(bad.status).toBe(400);
+    expect((await store.load(id))?.version).toBe(version);
+    expect(await (await server.fetch(as('alice', `/v1/sessions/${id}/permission`))).json()).toEqual(
+      { mode: 'default', rules: [rule] },
+    );
+
+    const revoked = await server.fetch(as('ann', path, allowNotes));
+    expect(revoked.status).toBe(200);
+    expect(await revoked.json()).toEqual({ mode: 'default', rules: [] });
+    const audit = await server.fetch(as('alice', `/v1/sessions/${id}/audit`));
+    const records = ((await audit.json()) as { records: { decision: string; approver: unknown }[] })
+      .records;
+    expect(records.at(-1)).toMatchObject({ decision: 'rule_revoked', approver: 'ann' });
+    const again = await server.fetch(as('alice', path, allowNotes));
+    expect(again.status).toBe(404);
     await server.close();
   });
 });

@@ -29,6 +29,32 @@ const permissionSchema = z
   .object({ mode: z.string(), rules: z.array(ruleSchema) })
   .openapi('SessionPermission');
 
+const revokeBodySchema = z
+  .object({
+    toolName: z.string().min(1).max(200),
+    ruleContent: z.string().max(4000).nullable(),
+    behavior: z.enum(['allow', 'deny', 'ask']),
+  })
+  .openapi('RevokeRuleBody');
+
+const revokeRule = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{id}/permission/revoke',
+  summary:
+    "Takes a rule back from the session's permission context (an 'always allow' a person added)",
+  request: {
+    params: sessionParamsSchema,
+    body: { required: true, content: { 'application/json': { schema: revokeBodySchema } } },
+  },
+  responses: {
+    200: {
+      description: 'The rule is gone; the mode and the rules left',
+      content: { 'application/json': { schema: permissionSchema } },
+    },
+    ...problemResponses,
+  },
+});
+
 const getTools = createRoute({
   method: 'get',
   path: '/v1/sessions/{id}/tools',
@@ -57,7 +83,10 @@ const getPermission = createRoute({
 /**
  * Registers what a client needs to render a session's asks: its tools'
  * input schemas (the web UI's edit form is generated from them and
- * validated against them before sending) and its permission mode and rules.
+ * validated against them before sending) and its permission mode and rules,
+ * and the one write among them: revoking a rule, which whoever may see the
+ * session (its owner, an approver) may do, as they may add one by
+ * answering; the audit trail says who did.
  */
 export function registerAgentRoutes(
   app: ServerApp,
@@ -71,15 +100,27 @@ export function registerAgentRoutes(
     return c.json({ tools: options.toolkit?.schemas() ?? [] }, 200);
   });
 
-  app.openapi(getPermission, async (c) => {
-    const { id } = c.req.valid('param');
-    await visibleSession(context, c.get('principal'), id);
+  const permissionOf = async (id: string) => {
     const permission = (await context.store.load(id))?.state.permission;
     const options = typeof agent === 'function' ? agent(id) : agent;
     const rules =
       permission === undefined
         ? []
         : [...permission.allowRules, ...permission.denyRules, ...permission.askRules];
-    return c.json({ mode: permission?.mode ?? options.permission?.mode ?? 'default', rules }, 200);
+    return { mode: permission?.mode ?? options.permission?.mode ?? 'default', rules };
+  };
+
+  app.openapi(getPermission, async (c) => {
+    const { id } = c.req.valid('param');
+    await visibleSession(context, c.get('principal'), id);
+    return c.json(await permissionOf(id), 200);
+  });
+
+  app.openapi(revokeRule, async (c) => {
+    const { id } = c.req.valid('param');
+    const principal = c.get('principal');
+    await visibleSession(context, principal, id);
+    await context.sessions.revokeRule(id, c.req.valid('json'), { approver: principal.id });
+    return c.json(await permissionOf(id), 200);
   });
 }

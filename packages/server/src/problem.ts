@@ -29,6 +29,7 @@ const statusOfCode: Record<string, number> = {
   forbidden: 403,
   answer_not_allowed: 403,
   session_not_found: 404,
+  unknown_rule: 404,
   stale_reply: 409,
   concurrent_resume: 409,
   stale_session: 409,

@@ -213,3 +213,23 @@ export class AnswerNotAllowedError extends ParleyError {
     this.approver = approver;
   }
 }
+
+/**
+ * `Sessions.revokeRule` named a rule the session's permission context does
+ * not hold (or a session that does not exist). Nothing was stored.
+ */
+export class UnknownRuleError extends ParleyError {
+  readonly sessionId: string;
+  constructor(
+    sessionId: string,
+    rule: { toolName: string; ruleContent: string | null; behavior: string },
+  ) {
+    super(
+      'unknown_rule',
+      `Session '${sessionId}' has no ${rule.behavior} rule for ${rule.toolName}` +
+        (rule.ruleContent === null ? '' : `(${rule.ruleContent})`) +
+        '; nothing was revoked.',
+    );
+    this.sessionId = sessionId;
+  }
+}

@@ -14,5 +14,6 @@ export {
   SessionBusyError,
   StaleReplyError,
   StaleSessionError,
+  UnknownRuleError,
   UnknownToolCallError,
 } from './errors.js';

@@ -60,7 +60,7 @@ describe('parseAuditRecord', () => {
   });
 
   it('knows every documented decision and nothing else', () => {
-    expect(AUDIT_DECISIONS).toHaveLength(12);
+    expect(AUDIT_DECISIONS).toHaveLength(13);
     for (const decision of AUDIT_DECISIONS) expect(isAuditDecision(decision)).toBe(true);
     expect(isAuditDecision('approved')).toBe(false);
     expect(isAuditDecision(undefined)).toBe(false);

@@ -10,6 +10,7 @@ export const AUDIT_DECISIONS = [
   'denied',
   'input_edited',
   'rule_added',
+  'rule_revoked',
   'allowed_by_rule',
   'denied_by_rule',
   'denied_by_mode',
@@ -21,7 +22,7 @@ export const AUDIT_DECISIONS = [
 
 /**
  * What happened to a tool call: asked a person, a person confirmed or
- * denied it (or edited its input, or added a rule), a rule or the mode
+ * denied it (or edited its input, or added a rule, or later revoked it), a rule or the mode
  * decided without asking, the question expired or was interrupted, or the
  * tool ran.
  */

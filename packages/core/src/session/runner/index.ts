@@ -7,3 +7,4 @@ export type { ExpirySweep, SessionReplyOptions, SessionsOptions } from './sessio
 export { Sessions } from './sessions.js';
 export type { PersistSchedule, SessionAgentOptions } from './session-call.js';
 export type { Answer, AnswerRequest, MayAnswer } from './answer-check.js';
+export type { RuleToRevoke } from './revoke-rule.js';

@@ -12,6 +12,8 @@ import type { AuditRecord } from '../audit-record.js';
 import type { SessionStore, StoredSession } from '../session-store.js';
 import { StoreCapabilityError } from '../store-errors.js';
 import type { MayAnswer } from './answer-check.js';
+import type { RuleToRevoke } from './revoke-rule.js';
+import { revokeStoredRule } from './revoke-rule.js';
 import { SessionCall } from './session-call.js';
 import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './session-call.js';
 
@@ -175,6 +177,36 @@ export class Sessions {
       throw new StoreCapabilityError('listAudit', 'Sessions.audit');
     }
     return this.store.listAudit(sessionId);
+  }
+
+  /**
+   * Takes a rule back from the permission context of `sessionId` (an
+   * "always allow" a person added, or any rule the session holds): the
+   * state is saved without it, with the version just read, together with a
+   * `rule_revoked` audit record naming `options.approver` as who revoked it.
+   * Refused with nothing stored: `SessionBusyError` while a reply of the
+   * session runs (here, or elsewhere under a lease), `UnknownRuleError`
+   * when the session holds no such rule, `StaleSessionError` when another
+   * write got in first. A parked reply stays parked; its next calls are
+   * decided without the rule.
+   */
+  async revokeRule(
+    sessionId: string,
+    rule: RuleToRevoke,
+    options: { approver?: string } = {},
+  ): Promise<AuditRecord> {
+    const approver = options.approver;
+    if (approver !== undefined && (typeof approver !== 'string' || approver === '')) {
+      throw new InvalidInputError(
+        'The approver must be a non-empty string (an id from your auth).',
+      );
+    }
+    const { leave } = this.enter(sessionId, undefined);
+    try {
+      return await revokeStoredRule(this.store, sessionId, rule, approver ?? null, this.clock());
+    } finally {
+      leave();
+    }
   }
 
   /**
