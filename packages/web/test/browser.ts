@@ -74,11 +74,19 @@ export function createKey(data: string, principal: string, roles: string[] = [])
   return token;
 }
 
-/** Starts `parley serve --model scripted:demo` and resolves once it printed its web UI address. */
-export function startServe(data: string, paceMs: number, port = 0): Promise<Served> {
+/**
+ * Starts `parley serve --model scripted:demo` (or `model`) and resolves once
+ * it printed its web UI address.
+ */
+export function startServe(
+  data: string,
+  paceMs: number,
+  port = 0,
+  model = 'scripted:demo',
+): Promise<Served> {
   const child = spawn(
     process.execPath,
-    [...parley, 'serve', '--model', 'scripted:demo', '--port', String(port), '--data', data],
+    [...parley, 'serve', '--model', model, '--port', String(port), '--data', data],
     {
       env: { ...process.env, PARLEY_DEMO_PACE_MS: String(paceMs) },
       stdio: ['ignore', 'pipe', 'pipe'],

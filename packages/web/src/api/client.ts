@@ -13,6 +13,8 @@ export type ToolInfo = components['schemas']['Tools']['tools'][number];
 export type Rule = components['schemas']['PermissionRule'];
 /** A session's permission mode and rules. */
 export type SessionPermission = components['schemas']['SessionPermission'];
+/** Which rule to revoke: its tool, content and behaviour. */
+export type RevokeRule = components['schemas']['RevokeRuleBody'];
 /** One message of a session's context. */
 export type StoredMessage = components['schemas']['Msg'];
 /** A reply body's `input`: a text, a message, or an input event. */
@@ -106,6 +108,8 @@ export function createApi(token: string, origin: string) {
     permission: (id: string) => unwrap(client.GET('/v1/sessions/{id}/permission', path(id))),
     approvals: () => unwrap(client.GET('/v1/approvals', {})),
     cancel: (id: string) => unwrap(client.POST('/v1/sessions/{id}/cancel', path(id))),
+    revokeRule: (id: string, rule: RevokeRule) =>
+      unwrap(client.POST('/v1/sessions/{id}/permission/revoke', { ...path(id), body: rule })),
     postReply,
   };
 }

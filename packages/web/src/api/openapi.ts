@@ -962,6 +962,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sessions/{id}/permission/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Takes a rule back from the session's permission context (an 'always allow' a person added) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RevokeRuleBody'];
+        };
+      };
+      responses: {
+        /** @description The rule is gone; the mode and the rules left */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionPermission'];
+          };
+        };
+        /** @description Malformed JSON, or input that fails validation */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description No or bad credentials */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description No such session, or not visible to the caller */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Rate limited; retry after Retry-After seconds */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1071,6 +1149,12 @@ export interface components {
       /** @enum {string} */
       behavior: 'allow' | 'deny' | 'ask';
       source: string;
+    };
+    RevokeRuleBody: {
+      toolName: string;
+      ruleContent: string | null;
+      /** @enum {string} */
+      behavior: 'allow' | 'deny' | 'ask';
     };
   };
   responses: never;

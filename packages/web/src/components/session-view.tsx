@@ -22,7 +22,7 @@ import type { CallView, Transcript } from '../transcript/transcript.js';
 import { AuditTimeline } from './audit-timeline.js';
 import type { AuditEntry } from './audit-timeline.js';
 import { Countdown } from './countdown.js';
-import { ruleInWords } from './rule-words.js';
+import { RulesPanel } from './rules-panel.js';
 import { TranscriptView } from './transcript-view.js';
 import { WaitingCallCard, answeredBy } from './waiting-call-card.js';
 
@@ -346,23 +346,13 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
         </form>
       </section>
       <aside className="session-side" aria-label="Permissions and audit">
-        <section aria-labelledby="rules-heading">
-          <h2 id="rules-heading">Permissions</h2>
-          <p>
-            Mode: <strong>{permission?.mode ?? '…'}</strong>
-          </p>
-          {permission === undefined || permission.rules.length === 0 ? (
-            <p className="muted">No rules added yet.</p>
-          ) : (
-            <ul className="rules">
-              {permission.rules.map((rule) => (
-                <li key={`${rule.behavior}:${rule.toolName}:${rule.ruleContent ?? ''}`}>
-                  {ruleInWords(rule)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <RulesPanel
+          permission={permission}
+          onRevoke={async (rule) => {
+            setPermission(await api.revokeRule(sessionId, rule));
+            setAudit((await api.audit(sessionId)).records);
+          }}
+        />
         <AuditTimeline records={audit} />
       </aside>
     </div>
