@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
+import { EventNumberTakenError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
@@ -238,7 +239,17 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   ): Promise<void> {
     return this.writes.run(() => {
       for (const event of events) {
-        this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
+        try {
+          this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
+        } catch (error) {
+          if (
+            error instanceof Database.SqliteError &&
+            error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+          ) {
+            throw new EventNumberTakenError(sessionId);
+          }
+          throw error;
+        }
       }
       this.statements.reserve.run(sessionId, reservedThrough);
     });

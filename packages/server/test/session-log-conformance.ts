@@ -9,6 +9,7 @@ import {
 } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EventNumberTakenError } from '../src/errors.js';
 import { EventFeed } from '../src/event-feed.js';
 import { followEvents } from '../src/follow.js';
 import type {
@@ -148,7 +149,9 @@ export function describeSessionLogConformance(
     it('refuses an append that reuses a number, storing nothing of it', async () => {
       const log = await fresh();
       await log.append('s1', [event(1), event(2)], 2);
-      await expect(log.append('s1', [event(2, 'again'), event(3)], 70)).rejects.toThrow();
+      await expect(log.append('s1', [event(2, 'again'), event(3)], 70)).rejects.toBeInstanceOf(
+        EventNumberTakenError,
+      );
       expect(await log.events('s1', 0, 10)).toEqual([event(1), event(2)]);
       expect(await log.lastSeq('s1')).toBe(2);
     });
