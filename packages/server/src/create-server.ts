@@ -28,6 +28,9 @@ import { shutDown } from './shutdown.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 import { registerStaticAssets } from './static-assets.js';
 
+/** The hold of an idempotency claim without `lease`: the core's default session lease. */
+const DEFAULT_CLAIM_LEASE_MS = 30_000;
+
 /**
  * Options of `createServer`. `store`: where sessions live. `log`: where the
  * server keeps who owns each session and each session's events (default: an
@@ -137,6 +140,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     log,
     feed: new EventFeed(log),
     clock,
+    claimLeaseMs: options.lease ?? DEFAULT_CLAIM_LEASE_MS,
     running: new Set(),
     draining: draining.signal,
     closing: closing.signal,

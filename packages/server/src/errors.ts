@@ -63,6 +63,23 @@ export class IdempotencyKeyError extends ParleyError {
   }
 }
 
+/**
+ * An append gave an event a number its session already has: another
+ * process recorded that session's events in between (server-0002, "the
+ * numbering window"). Nothing of the append is stored; the events already
+ * stored under those numbers are kept.
+ */
+export class EventNumberTakenError extends ParleyError {
+  readonly sessionId: string;
+  constructor(sessionId: string) {
+    super(
+      'event_number_taken',
+      `Another process stored events of session '${sessionId}' under the same numbers; nothing was appended.`,
+    );
+    this.sessionId = sessionId;
+  }
+}
+
 /** The principal sent more requests than the rate limit allows; `retryAfter` is in seconds (429). */
 export class RateLimitedError extends ParleyError {
   readonly retryAfter: number;

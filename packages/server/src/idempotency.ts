@@ -1,23 +1,72 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { IdempotencyKeyError } from './errors.js';
 import type { IdempotentRequest, SessionLog } from './server-log.js';
+
+/**
+ * How long a claim is held without a renewal (`claimLeaseMs`) and the
+ * clock it is measured on. A claim whose holder stopped renewing it (the
+ * process died) counts as abandoned once its hold is over.
+ */
+export type ClaimHold = { clock: () => Date; claimLeaseMs: number };
 
 /**
  * The claim a POST makes on its `Idempotency-Key`, or undefined without
  * one. The digest covers `scope` (what the route acts on) and `body`, so
  * the same key on another route or with another body is another request.
+ * Each attempt gets a claim id of its own, held for one lease.
  */
 export function idempotencyClaim(
   principal: string,
   key: string | undefined,
   scope: string,
   body: unknown,
+  hold: ClaimHold,
 ): IdempotentRequest | undefined {
   if (key === undefined) return undefined;
   const requestHash = createHash('sha256')
     .update(`${scope}\n${JSON.stringify(body)}`)
     .digest('hex');
-  return { principal, key, requestHash, after: null, lastSeq: null, response: null };
+  return {
+    principal,
+    key,
+    requestHash,
+    claimId: randomUUID(),
+    heldUntil: hold.clock().getTime() + hold.claimLeaseMs,
+    after: null,
+    lastSeq: null,
+    response: null,
+  };
+}
+
+/**
+ * Claims `claim` on `log` at the hold's time: `undefined` when this
+ * attempt runs the request (first, or taking over an abandoned claim),
+ * else the claim recorded before.
+ */
+export function claimOn(
+  log: SessionLog,
+  claim: IdempotentRequest,
+  hold: ClaimHold,
+): Promise<IdempotentRequest | undefined> {
+  return log.claimIdempotency(claim, hold.clock().getTime());
+}
+
+/**
+ * Renews `claim` every third of its lease while its request runs, so that
+ * a live claim is never taken for abandoned; resolves nothing, returns the
+ * function that stops renewing. A renewal that fails is tried again at the
+ * next tick (the lease leaves two of them).
+ */
+export function keepClaim(log: SessionLog, claim: IdempotentRequest, hold: ClaimHold): () => void {
+  const timer = setInterval(
+    () => {
+      const heldUntil = hold.clock().getTime() + hold.claimLeaseMs;
+      log.renewIdempotency({ ...claim, heldUntil }).catch(() => undefined);
+    },
+    Math.max(1, Math.floor(hold.claimLeaseMs / 3)),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Refuses an earlier request under the key that was not this one (422). */
@@ -32,29 +81,34 @@ export type OutcomeSchema<T> = { parse(value: unknown): T };
  * The outcome of a POST whose answer is one JSON body: without a claim,
  * `run`'s; with one, `run` runs once under the key and a repeat gets the
  * stored outcome again, read back through `schema` (422 for another
- * request under the key, 409 while the first still runs). A failed run
- * frees the key, so a refused request stores nothing.
+ * request under the key, 409 while the first still runs and renews its
+ * claim). A failed run frees the key, so a refused request stores nothing;
+ * a claim left by a process that died is taken over and `run` runs again.
  */
 export async function idempotentOutcome<T>(
   log: SessionLog,
   claim: IdempotentRequest | undefined,
+  hold: ClaimHold,
   schema: OutcomeSchema<T>,
   run: () => Promise<T>,
 ): Promise<T> {
   if (claim === undefined) return run();
-  const earlier = await log.claimIdempotency(claim);
+  const earlier = await claimOn(log, claim, hold);
   if (earlier !== undefined) {
     refuseOtherRequest(earlier, claim.requestHash);
     if (earlier.response === null) throw new IdempotencyKeyError(earlier.key, true);
     return schema.parse(JSON.parse(earlier.response));
   }
   let outcome: T;
+  const stop = keepClaim(log, claim, hold);
   try {
     outcome = await run();
   } catch (error) {
-    await log.releaseIdempotency(claim.principal, claim.key);
+    stop();
+    await log.releaseIdempotency(claim);
     throw error;
   }
+  stop();
   await log.settleIdempotency({
     ...claim,
     after: 0,

@@ -28,6 +28,7 @@ export type { Problem } from './problem.js';
 export {
   BodyTooLargeError,
   ForbiddenError,
+  EventNumberTakenError,
   IdempotencyKeyError,
   InvalidRequestError,
   SessionNotFoundError,

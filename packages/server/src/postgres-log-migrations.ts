@@ -76,6 +76,20 @@ export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
         PRIMARY KEY (principal, key)
       );`,
   },
+  {
+    version: 4,
+    name: 'idempotency claim holders',
+    // Who holds a claim and until when (epoch ms). A claim still running
+    // when this runs may be held by a node of the build before, which does
+    // not renew it: it is given one default lease from now.
+    sql: (schema) => `
+      ALTER TABLE ${schema}.parley_idempotency
+        ADD COLUMN claim_id text NOT NULL DEFAULT '',
+        ADD COLUMN held_until bigint NOT NULL DEFAULT 0;
+      UPDATE ${schema}.parley_idempotency
+        SET held_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 30000
+        WHERE last_seq IS NULL AND response IS NULL;`,
+  },
 ];
 
 /** Runs `work` in a transaction on a pooled client; a client whose ROLLBACK failed is discarded. */

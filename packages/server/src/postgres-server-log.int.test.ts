@@ -82,6 +82,43 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all(logs.map((log) => log.close()));
   });
 
+  it('carries claims made before claim holders over: settled ones kept, running ones held one lease', async () => {
+    if (admin === undefined) throw new Error('no admin pool');
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const quoted = escapeIdentifier(schema);
+    await applyLogMigrations(admin, quoted, schema, POSTGRES_LOG_MIGRATIONS.slice(0, 3));
+    await admin.query(
+      `INSERT INTO ${quoted}.parley_idempotency (principal, key, request_hash, after, last_seq, response)
+       VALUES ('alice', 'done', 'h', 1, 3, '"ok"'), ('alice', 'running', 'h', NULL, NULL, NULL)`,
+    );
+    const log = await PostgresServerLog.open({ connectionString: url, schema });
+    await log.migrate();
+    const claim = (key: string, claimId: string, heldUntil: number) => ({
+      principal: 'alice',
+      key,
+      requestHash: 'h',
+      claimId,
+      heldUntil,
+      after: null,
+      lastSeq: null,
+      response: null,
+    });
+    const now = Date.now();
+    expect(await log.claimIdempotency(claim('done', 'a', now + 1000), now)).toMatchObject({
+      after: 1,
+      lastSeq: 3,
+      response: '"ok"',
+    });
+    const running = await log.claimIdempotency(claim('running', 'b', now + 1000), now);
+    expect(running?.claimId).toBe('');
+    expect(running?.heldUntil).toBeGreaterThan(now + 20_000);
+    // Once that lease is over, a retry takes it over.
+    const later = now + 60_000;
+    expect(await log.claimIdempotency(claim('running', 'c', later + 1000), later)).toBeUndefined();
+    await log.close();
+  });
+
   it('announces each append after it commits, with the highest number stored', async () => {
     const [writer, reader] = await deployment(2);
     if (writer === undefined || reader === undefined) throw new Error('no logs');

@@ -2,6 +2,7 @@ import { InvalidInputError } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
 import type { PoolClient } from 'pg';
 import { AppendNotices, formatAppendNotice } from './append-notices.js';
+import { EventNumberTakenError } from './errors.js';
 import { applyLogMigrations, inTransaction } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
@@ -42,6 +43,8 @@ type IdempotencyRow = {
   principal: string;
   key: string;
   request_hash: string;
+  claim_id: string;
+  held_until: string;
   after: string | null;
   last_seq: string | null;
   response: string | null;
@@ -57,6 +60,19 @@ type KeyRow = {
 
 const numberOrNull = (value: string | null): number | null =>
   value === null ? null : Number(value);
+
+function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
+  return {
+    principal: row.principal,
+    key: row.key,
+    requestHash: row.request_hash,
+    claimId: row.claim_id,
+    heldUntil: Number(row.held_until),
+    after: numberOrNull(row.after),
+    lastSeq: numberOrNull(row.last_seq),
+    response: row.response,
+  };
+}
 
 function keyOfRow(row: KeyRow): ApiKeyRecord {
   return {
@@ -202,29 +218,37 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
   ): Promise<void> {
     const last = events.at(-1);
     // One statement: the rows, the reservation and the notice commit together.
-    await this.query(
-      `WITH inserted AS (
-         INSERT INTO ${this.table('parley_session_events')} (session_id, seq, type, data)
-         SELECT $1, seq, type, data FROM unnest($2::bigint[], $3::text[], $4::text[])
-           AS event (seq, type, data)
-         RETURNING 1
-       ), head AS (
-         INSERT INTO ${this.table('parley_session_event_heads')} (session_id, reserved)
-         VALUES ($1, $5)
-         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
-         RETURNING 1
-       )
-       SELECT pg_notify($6, $7) WHERE $7::text IS NOT NULL`,
-      [
-        sessionId,
-        events.map((event) => event.seq),
-        events.map((event) => event.type),
-        events.map((event) => event.data),
-        reservedThrough,
-        this.channel,
-        last === undefined ? null : formatAppendNotice({ sessionId, seq: last.seq }),
-      ],
-    );
+    try {
+      await this.query(
+        `WITH inserted AS (
+           INSERT INTO ${this.table('parley_session_events')} (session_id, seq, type, data)
+           SELECT $1, seq, type, data FROM unnest($2::bigint[], $3::text[], $4::text[])
+             AS event (seq, type, data)
+           RETURNING 1
+         ), head AS (
+           INSERT INTO ${this.table('parley_session_event_heads')} (session_id, reserved)
+           VALUES ($1, $5)
+           ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
+           RETURNING 1
+         )
+         SELECT pg_notify($6, $7) WHERE $7::text IS NOT NULL`,
+        [
+          sessionId,
+          events.map((event) => event.seq),
+          events.map((event) => event.type),
+          events.map((event) => event.data),
+          reservedThrough,
+          this.channel,
+          last === undefined ? null : formatAppendNotice({ sessionId, seq: last.seq }),
+        ],
+      );
+    } catch (error) {
+      // 23505: a number this session already has (another node stored it first).
+      if (error instanceof Error && 'code' in error && error.code === '23505') {
+        throw new EventNumberTakenError(sessionId);
+      }
+      throw error;
+    }
   }
 
   async events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
@@ -284,46 +308,75 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     return rows.flatMap((row) => approvalOfRow(row) ?? []);
   }
 
-  async claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined> {
+  async claimIdempotency(
+    request: IdempotentRequest,
+    now: number,
+  ): Promise<IdempotentRequest | undefined> {
     const table = this.table('parley_idempotency');
-    // A claim released between the insert and the read is tried again.
+    // A claim released, or taken over by another, between two statements is read again.
     for (;;) {
       const claimed = await this.query<{ key: string }>(
-        `INSERT INTO ${table} (principal, key, request_hash) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING RETURNING key`,
-        [request.principal, request.key, request.requestHash],
+        `INSERT INTO ${table} (principal, key, request_hash, claim_id, held_until)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING key`,
+        [request.principal, request.key, request.requestHash, request.claimId, request.heldUntil],
       );
       if (claimed.length > 0) return undefined;
-      const [earlier] = await this.query<IdempotencyRow>(
-        `SELECT principal, key, request_hash, after, last_seq, response FROM ${table}
-         WHERE principal = $1 AND key = $2`,
+      const [row] = await this.query<IdempotencyRow>(
+        `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response
+         FROM ${table} WHERE principal = $1 AND key = $2`,
         [request.principal, request.key],
       );
-      if (earlier !== undefined) {
-        return {
-          principal: earlier.principal,
-          key: earlier.key,
-          requestHash: earlier.request_hash,
-          after: numberOrNull(earlier.after),
-          lastSeq: numberOrNull(earlier.last_seq),
-          response: earlier.response,
-        };
-      }
+      if (row === undefined) continue;
+      const earlier = idempotentOfRow(row);
+      const abandoned =
+        earlier.requestHash === request.requestHash &&
+        earlier.lastSeq === null &&
+        earlier.response === null &&
+        earlier.heldUntil < now;
+      if (!abandoned) return earlier;
+      // Compare-and-set on the claim id: of concurrent takers, one updates the row.
+      const taken = await this.query<{ key: string }>(
+        `UPDATE ${table} SET claim_id = $1, held_until = $2
+         WHERE principal = $3 AND key = $4 AND claim_id = $5
+           AND last_seq IS NULL AND response IS NULL AND held_until < $6
+         RETURNING key`,
+        [request.claimId, request.heldUntil, request.principal, request.key, earlier.claimId, now],
+      );
+      if (taken.length > 0) return undefined;
     }
+  }
+
+  async renewIdempotency(request: IdempotentRequest): Promise<boolean> {
+    const renewed = await this.query<{ key: string }>(
+      `UPDATE ${this.table('parley_idempotency')} SET held_until = $1
+       WHERE principal = $2 AND key = $3 AND claim_id = $4
+         AND last_seq IS NULL AND response IS NULL
+       RETURNING key`,
+      [request.heldUntil, request.principal, request.key, request.claimId],
+    );
+    return renewed.length > 0;
   }
 
   async settleIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
       `UPDATE ${this.table('parley_idempotency')} SET after = $1, last_seq = $2, response = $3
-       WHERE principal = $4 AND key = $5`,
-      [request.after, request.lastSeq, request.response, request.principal, request.key],
+       WHERE principal = $4 AND key = $5 AND claim_id = $6`,
+      [
+        request.after,
+        request.lastSeq,
+        request.response,
+        request.principal,
+        request.key,
+        request.claimId,
+      ],
     );
   }
 
-  async releaseIdempotency(principal: string, key: string): Promise<void> {
+  async releaseIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
-      `DELETE FROM ${this.table('parley_idempotency')} WHERE principal = $1 AND key = $2`,
-      [principal, key],
+      `DELETE FROM ${this.table('parley_idempotency')}
+       WHERE principal = $1 AND key = $2 AND claim_id = $3`,
+      [request.principal, request.key, request.claimId],
     );
   }
 

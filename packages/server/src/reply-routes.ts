@@ -4,7 +4,13 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
 import { followEvents } from './follow.js';
-import { idempotencyClaim, idempotentOutcome, refuseOtherRequest } from './idempotency.js';
+import {
+  claimOn,
+  idempotencyClaim,
+  idempotentOutcome,
+  keepClaim,
+  refuseOtherRequest,
+} from './idempotency.js';
 import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
 import { parseReplyInput } from './reply-input.js';
@@ -226,11 +232,14 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       );
     }
     const key = c.req.valid('header')['idempotency-key'];
-    const claim = idempotencyClaim(principal.id, key, id, body);
+    const claim = idempotencyClaim(principal.id, key, id, body, context);
     if (claim !== undefined) {
-      const earlier = await context.log.claimIdempotency(claim);
+      const earlier = await claimOn(context.log, claim, context);
       if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
     }
+    // Renewed while the reply runs: a claim that stops being renewed was abandoned.
+    const stopKeeping =
+      claim === undefined ? () => undefined : keepClaim(context.log, claim, context);
     let running: RunningReply;
     // The round trip as a client sees it: from the POST to the reply's first event.
     const stopTimer = context.metrics.roundTrip.startTimer({ kind: parsed.kind });
@@ -240,7 +249,8 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     } catch (error) {
       if (parsed.kind === 'answer') context.metrics.answers.inc({ outcome: outcomeOf(error) });
       // A refused request leaves nothing stored, its key included.
-      if (claim !== undefined) await context.log.releaseIdempotency(claim.principal, claim.key);
+      stopKeeping();
+      if (claim !== undefined) await context.log.releaseIdempotency(claim);
       throw error;
     }
     const streaming = wantsEvents(c);
@@ -263,6 +273,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
             return undefined;
           })
         : undefined;
+      stopKeeping();
       if (claim !== undefined) {
         const response = message === undefined ? null : JSON.stringify({ message });
         await context.log
@@ -304,12 +315,18 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       throw new ForbiddenError('Only the owner of a session may cancel its reply.');
     }
     const key = c.req.valid('header')['idempotency-key'];
-    const claim = idempotencyClaim(principal.id, key, `cancel ${id}`, null);
-    const outcome = await idempotentOutcome(context.log, claim, cancelledSchema, async () => {
-      const cancelled = await context.sessions.cancel(id);
-      await indexWaiting(context, id);
-      return { cancelled };
-    });
+    const claim = idempotencyClaim(principal.id, key, `cancel ${id}`, null, context);
+    const outcome = await idempotentOutcome(
+      context.log,
+      claim,
+      context,
+      cancelledSchema,
+      async () => {
+        const cancelled = await context.sessions.cancel(id);
+        await indexWaiting(context, id);
+        return { cancelled };
+      },
+    );
     return c.json(outcome, 200);
   });
 

@@ -23,6 +23,11 @@ export type ServerContext = {
   feed: EventFeed;
   clock: () => Date;
   /**
+   * How long an `Idempotency-Key` claim is held without a renewal: the
+   * session lease, so a claim outlives its holder as long as a session does.
+   */
+  claimLeaseMs: number;
+  /**
    * Replies running in this server, so `close` can wait for them: `done`
    * resolves once a reply's events are stored and its index refreshed.
    */

@@ -42,14 +42,27 @@ export interface SessionLog {
   /** Replaces what the session waits on in the approvals index (none: `[]`). */
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void>;
   /**
-   * Records the first request with this principal and key, or gives the
-   * one recorded before (then nothing is written).
+   * Records the first request with this principal and key (its `claimId`
+   * held until `heldUntil`), or gives the one recorded before (then nothing
+   * is written). A claim recorded before whose request is the same, that
+   * has no outcome and whose hold ended before `now` (epoch ms) was
+   * abandoned by a process that died: it is taken over, in one
+   * compare-and-set on its claim id, so of concurrent takers one wins and
+   * resolves to `undefined`; the others get the winner's claim.
    */
-  claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined>;
-  /** Stores the outcome of a claimed request. */
+  claimIdempotency(request: IdempotentRequest, now: number): Promise<IdempotentRequest | undefined>;
+  /**
+   * Extends the hold of a claim still held by `request.claimId` and not yet
+   * settled to `request.heldUntil`; resolves to whether it still was.
+   */
+  renewIdempotency(request: IdempotentRequest): Promise<boolean>;
+  /** Stores the outcome of a claimed request, if its claim is still `request.claimId`'s. */
   settleIdempotency(request: IdempotentRequest): Promise<void>;
-  /** Forgets a claim whose request was refused, so that a refusal leaves nothing stored. */
-  releaseIdempotency(principal: string, key: string): Promise<void>;
+  /**
+   * Forgets a claim whose request was refused, so that a refusal leaves
+   * nothing stored; only while the claim is still `request.claimId`'s.
+   */
+  releaseIdempotency(request: IdempotentRequest): Promise<void>;
   /** Waiting calls of the sessions of `owner` (of every session when `null`), oldest first. */
   listWaiting(owner: string | null): Promise<Approval[]>;
   /**
@@ -73,14 +86,17 @@ export type Approval = {
 
 /**
  * A POST made with an `Idempotency-Key`: who sent it, a digest of what it
- * asked, and once its reply is over, the outcome to give again: the
- * numbers of its events (`after` exclusive to `lastSeq` inclusive) and its
- * JSON response.
+ * asked, which claim runs it (`claimId`, one per attempt) and until when
+ * that claim is held unless renewed (`heldUntil`, epoch ms), and once its
+ * reply is over, the outcome to give again: the numbers of its events
+ * (`after` exclusive to `lastSeq` inclusive) and its JSON response.
  */
 export type IdempotentRequest = {
   principal: string;
   key: string;
   requestHash: string;
+  claimId: string;
+  heldUntil: number;
   after: number | null;
   lastSeq: number | null;
   response: string | null;

@@ -66,12 +66,24 @@ const getAudit = createRoute({
 export function registerSessionRoutes(app: ServerApp, context: ServerContext): void {
   app.openapi(createSession, async (c) => {
     const owner = c.get('principal').id;
-    const claim = idempotencyClaim(owner, c.req.valid('header')['idempotency-key'], 'create', null);
-    const record = await idempotentOutcome(context.log, claim, createdSessionSchema, async () => {
-      const created = { id: randomUUID(), owner, createdAt: context.clock().toISOString() };
-      await context.log.createSession(created);
-      return created;
-    });
+    const claim = idempotencyClaim(
+      owner,
+      c.req.valid('header')['idempotency-key'],
+      'create',
+      null,
+      context,
+    );
+    const record = await idempotentOutcome(
+      context.log,
+      claim,
+      context,
+      createdSessionSchema,
+      async () => {
+        const created = { id: randomUUID(), owner, createdAt: context.clock().toISOString() };
+        await context.log.createSession(created);
+        return created;
+      },
+    );
     return c.json(record, 201);
   });
 

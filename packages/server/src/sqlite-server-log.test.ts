@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { describeSessionLogConformance } from '../test/session-log-conformance.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
@@ -42,5 +46,44 @@ describe('SqliteServerLog appends', () => {
     expect(events).toEqual([]);
     log.close();
     await expect(pending).resolves.toBeUndefined();
+  });
+});
+
+describe('SqliteServerLog migrations', () => {
+  it('carries claims made before claim holders over: settled kept, running taken over', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
+    try {
+      const path = join(directory, 'log.db');
+      // The tables as the build before claim holders left them (schema version 3).
+      new SqliteServerLog({ path }).close();
+      const before = new Database(path);
+      before.exec(`
+        ALTER TABLE parley_idempotency DROP COLUMN claim_id;
+        ALTER TABLE parley_idempotency DROP COLUMN held_until;
+        UPDATE parley_server_schema SET version = 3;
+        INSERT INTO parley_idempotency VALUES ('alice', 'done', 'h', 1, 3, '"ok"');
+        INSERT INTO parley_idempotency VALUES ('alice', 'running', 'h', NULL, NULL, NULL);`);
+      before.close();
+      const log = new SqliteServerLog({ path });
+      const claim = (key: string) => ({
+        principal: 'alice',
+        key,
+        requestHash: 'h',
+        claimId: 'new',
+        heldUntil: 2000,
+        after: null,
+        lastSeq: null,
+        response: null,
+      });
+      expect(await log.claimIdempotency(claim('done'), 1000)).toMatchObject({
+        lastSeq: 3,
+        response: '"ok"',
+      });
+      // Its process is gone (one process writes the file): a retry takes it over.
+      expect(await log.claimIdempotency(claim('running'), 1000)).toBeUndefined();
+      log.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
+import { EventNumberTakenError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
@@ -44,6 +45,10 @@ const migrations: readonly string[] = [
      principal TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
      after INTEGER, last_seq INTEGER, response TEXT,
      PRIMARY KEY (principal, key)) WITHOUT ROWID;`,
+  // Who holds each claim and until when (epoch ms). A claim from before had
+  // no holder that renews it; one process writes this file, so it is over.
+  `ALTER TABLE parley_idempotency ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';
+   ALTER TABLE parley_idempotency ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -64,10 +69,25 @@ type IdempotencyRow = {
   principal: string;
   key: string;
   request_hash: string;
+  claim_id: string;
+  held_until: number;
   after: number | null;
   last_seq: number | null;
   response: string | null;
 };
+
+function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
+  return {
+    principal: row.principal,
+    key: row.key,
+    requestHash: row.request_hash,
+    claimId: row.claim_id,
+    heldUntil: row.held_until,
+    after: row.after,
+    lastSeq: row.last_seq,
+    response: row.response,
+  };
+}
 
 type KeyRow = {
   id: string;
@@ -219,7 +239,17 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   ): Promise<void> {
     return this.writes.run(() => {
       for (const event of events) {
-        this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
+        try {
+          this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
+        } catch (error) {
+          if (
+            error instanceof Database.SqliteError &&
+            error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+          ) {
+            throw new EventNumberTakenError(sessionId);
+          }
+          throw error;
+        }
       }
       this.statements.reserve.run(sessionId, reservedThrough);
     });
@@ -261,46 +291,89 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     return Promise.resolve(rows.flatMap((row) => approvalOfRow(row) ?? []));
   }
 
-  claimIdempotency(request: IdempotentRequest): Promise<IdempotentRequest | undefined> {
+  claimIdempotency(
+    request: IdempotentRequest,
+    now: number,
+  ): Promise<IdempotentRequest | undefined> {
     const claim = this.database.transaction((): IdempotentRequest | undefined => {
       const earlier = this.database
         .prepare<[string, string], IdempotencyRow>(
-          `SELECT principal, key, request_hash, after, last_seq, response
+          `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response
            FROM parley_idempotency WHERE principal = ? AND key = ?`,
         )
         .get(request.principal, request.key);
-      if (earlier !== undefined) {
-        return {
-          principal: earlier.principal,
-          key: earlier.key,
-          requestHash: earlier.request_hash,
-          after: earlier.after,
-          lastSeq: earlier.last_seq,
-          response: earlier.response,
-        };
+      if (earlier === undefined) {
+        this.database
+          .prepare(
+            `INSERT INTO parley_idempotency (principal, key, request_hash, claim_id, held_until)
+             VALUES (?, ?, ?, ?, ?)`,
+          )
+          .run(
+            request.principal,
+            request.key,
+            request.requestHash,
+            request.claimId,
+            request.heldUntil,
+          );
+        return undefined;
       }
-      this.database
-        .prepare('INSERT INTO parley_idempotency (principal, key, request_hash) VALUES (?, ?, ?)')
-        .run(request.principal, request.key, request.requestHash);
-      return undefined;
+      const abandoned =
+        earlier.request_hash === request.requestHash &&
+        earlier.last_seq === null &&
+        earlier.response === null &&
+        earlier.held_until < now;
+      if (abandoned) {
+        // The write lock of this transaction makes the compare-and-set one step.
+        const taken = this.database
+          .prepare(
+            `UPDATE parley_idempotency SET claim_id = ?, held_until = ?
+             WHERE principal = ? AND key = ? AND claim_id = ?`,
+          )
+          .run(
+            request.claimId,
+            request.heldUntil,
+            request.principal,
+            request.key,
+            earlier.claim_id,
+          );
+        if (taken.changes === 1) return undefined;
+      }
+      return idempotentOfRow(earlier);
     });
     return Promise.resolve(claim.immediate());
+  }
+
+  renewIdempotency(request: IdempotentRequest): Promise<boolean> {
+    const renewed = this.database
+      .prepare(
+        `UPDATE parley_idempotency SET held_until = ?
+         WHERE principal = ? AND key = ? AND claim_id = ? AND last_seq IS NULL AND response IS NULL`,
+      )
+      .run(request.heldUntil, request.principal, request.key, request.claimId);
+    return Promise.resolve(renewed.changes === 1);
   }
 
   settleIdempotency(request: IdempotentRequest): Promise<void> {
     this.database
       .prepare(
         `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?
-         WHERE principal = ? AND key = ?`,
+         WHERE principal = ? AND key = ? AND claim_id = ?`,
       )
-      .run(request.after, request.lastSeq, request.response, request.principal, request.key);
+      .run(
+        request.after,
+        request.lastSeq,
+        request.response,
+        request.principal,
+        request.key,
+        request.claimId,
+      );
     return Promise.resolve();
   }
 
-  releaseIdempotency(principal: string, key: string): Promise<void> {
+  releaseIdempotency(request: IdempotentRequest): Promise<void> {
     this.database
-      .prepare('DELETE FROM parley_idempotency WHERE principal = ? AND key = ?')
-      .run(principal, key);
+      .prepare('DELETE FROM parley_idempotency WHERE principal = ? AND key = ? AND claim_id = ?')
+      .run(request.principal, request.key, request.claimId);
     return Promise.resolve();
   }
 

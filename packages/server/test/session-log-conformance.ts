@@ -9,6 +9,7 @@ import {
 } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EventNumberTakenError } from '../src/errors.js';
 import { EventFeed } from '../src/event-feed.js';
 import { followEvents } from '../src/follow.js';
 import type {
@@ -148,7 +149,9 @@ export function describeSessionLogConformance(
     it('refuses an append that reuses a number, storing nothing of it', async () => {
       const log = await fresh();
       await log.append('s1', [event(1), event(2)], 2);
-      await expect(log.append('s1', [event(2, 'again'), event(3)], 70)).rejects.toThrow();
+      await expect(log.append('s1', [event(2, 'again'), event(3)], 70)).rejects.toBeInstanceOf(
+        EventNumberTakenError,
+      );
       expect(await log.events('s1', 0, 10)).toEqual([event(1), event(2)]);
       expect(await log.lastSeq('s1')).toBe(2);
     });
@@ -180,42 +183,87 @@ export function describeSessionLogConformance(
 
     it('claims an idempotency key once per principal, settles and releases it', async () => {
       const log = await fresh();
-      const request = {
-        principal: 'alice',
-        key: 'k1',
-        requestHash: 'h1',
-        after: null,
-        lastSeq: null,
-        response: null,
-      };
-      expect(await log.claimIdempotency(request)).toBeUndefined();
-      expect(await log.claimIdempotency({ ...request, requestHash: 'h2' })).toEqual(request);
-      expect(await log.claimIdempotency({ ...request, principal: 'bob' })).toBeUndefined();
+      const request = claimOf('k1', 'h1', 'c1', NOW + 1000);
+      expect(await log.claimIdempotency(request, NOW)).toBeUndefined();
+      expect(await log.claimIdempotency({ ...request, requestHash: 'h2' }, NOW)).toEqual(request);
+      expect(await log.claimIdempotency({ ...request, principal: 'bob' }, NOW)).toBeUndefined();
       const settled = { ...request, after: 3, lastSeq: 9, response: '{"ok":true}' };
       await log.settleIdempotency(settled);
-      expect(await log.claimIdempotency(request)).toEqual(settled);
-      await log.releaseIdempotency('alice', 'k1');
-      expect(await log.claimIdempotency({ ...request, requestHash: 'h3' })).toBeUndefined();
+      expect(await log.claimIdempotency({ ...request, claimId: 'c2' }, NOW)).toEqual(settled);
+      // Another claim id neither releases nor settles it.
+      await log.releaseIdempotency({ ...request, claimId: 'c2' });
+      expect(await log.claimIdempotency({ ...request, claimId: 'c2' }, NOW)).toEqual(settled);
+      await log.releaseIdempotency(request);
+      const again = claimOf('k1', 'h3', 'c3', NOW + 1000);
+      expect(await log.claimIdempotency(again, NOW)).toBeUndefined();
     });
 
     it('gives one of many concurrent claims of a key the claim', async () => {
       const log = await fresh();
       const claims = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
-          log.claimIdempotency({
-            principal: 'alice',
-            key: 'race',
-            requestHash: `h${index}`,
-            after: null,
-            lastSeq: null,
-            response: null,
-          }),
+          log.claimIdempotency(claimOf('race', `h${index}`, `c${index}`, NOW + 1000), NOW),
         ),
       );
       expect(claims.filter((claim) => claim === undefined)).toHaveLength(1);
       const winner = claims.findIndex((claim) => claim === undefined);
       for (const claim of claims) {
         if (claim !== undefined) expect(claim.requestHash).toBe(`h${winner}`);
+      }
+    });
+
+    it('takes over a claim whose hold is over, and only the same request', async () => {
+      const log = await fresh();
+      const dead = claimOf('k', 'h', 'dead', NOW + 1000);
+      expect(await log.claimIdempotency(dead, NOW)).toBeUndefined();
+      const later = NOW + 5000;
+      // Another request under the key never takes it: 422 as before.
+      const other = claimOf('k', 'other', 'x', later + 1000);
+      expect(await log.claimIdempotency(other, later)).toEqual(dead);
+      const retry = claimOf('k', 'h', 'retry', later + 1000);
+      expect(await log.claimIdempotency(retry, later)).toBeUndefined();
+      // The dead holder's claim id no longer renews, settles or releases it.
+      expect(await log.renewIdempotency({ ...dead, heldUntil: later + 9000 })).toBe(false);
+      await log.settleIdempotency({ ...dead, after: 0, lastSeq: 1, response: '"dead"' });
+      await log.releaseIdempotency(dead);
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'y', later + 1000), later)).toEqual(
+        retry,
+      );
+      expect(await log.renewIdempotency({ ...retry, heldUntil: later + 2000 })).toBe(true);
+      const settled = { ...retry, heldUntil: later + 2000, after: 2, lastSeq: 4, response: '"ok"' };
+      await log.settleIdempotency(settled);
+      // A settled claim is given again, never taken over, however old.
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'z', NOW * 2), NOW * 2)).toEqual(settled);
+      expect(await log.renewIdempotency({ ...retry, heldUntil: later + 3000 })).toBe(false);
+    });
+
+    it('does not take over a claim that is still held, renewed or not yet over', async () => {
+      const log = await fresh();
+      const live = claimOf('k', 'h', 'live', NOW + 1000);
+      expect(await log.claimIdempotency(live, NOW)).toBeUndefined();
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'a', NOW + 2000), NOW + 999)).toEqual(
+        live,
+      );
+      expect(await log.renewIdempotency({ ...live, heldUntil: NOW + 4000 })).toBe(true);
+      const renewed = { ...live, heldUntil: NOW + 4000 };
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'b', NOW + 5000), NOW + 3000)).toEqual(
+        renewed,
+      );
+    });
+
+    it('gives an abandoned claim to one of many concurrent retries', async () => {
+      const log = await fresh();
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'dead', NOW), NOW)).toBeUndefined();
+      const later = NOW + 10_000;
+      const takers = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          log.claimIdempotency(claimOf('k', 'h', `t${index}`, later + 1000), later),
+        ),
+      );
+      expect(takers.filter((taken) => taken === undefined)).toHaveLength(1);
+      const winner = takers.findIndex((taken) => taken === undefined);
+      for (const taken of takers) {
+        if (taken !== undefined) expect(taken.claimId).toBe(`t${winner}`);
       }
     });
 
@@ -271,4 +319,21 @@ export function describeSessionLogConformance(
       expect(followed).toEqual([1, 2, 3, ...restarted.map((stored) => stored.seq)]);
     });
   });
+}
+
+/** A moment to measure claims' holds from (epoch ms). */
+const NOW = Date.parse('2026-01-01T00:00:00.000Z');
+
+/** An unsettled claim of `key` by alice. */
+function claimOf(key: string, requestHash: string, claimId: string, heldUntil: number) {
+  return {
+    principal: 'alice',
+    key,
+    requestHash,
+    claimId,
+    heldUntil,
+    after: null,
+    lastSeq: null,
+    response: null,
+  };
 }

@@ -7,7 +7,7 @@ import {
 } from '@parley/core';
 import type { AgentState, AnyTool, Msg, ReplyInput } from '@parley/core';
 import { ForbiddenError, IdempotencyKeyError, SessionNotFoundError } from '../errors.js';
-import { idempotencyClaim, refuseOtherRequest } from '../idempotency.js';
+import { claimOn, idempotencyClaim, keepClaim, refuseOtherRequest } from '../idempotency.js';
 import { outcomeOf } from '../metrics.js';
 import type { Principal } from '../principal.js';
 import { startReply } from '../reply-task.js';
@@ -124,9 +124,15 @@ export async function startAguiRun(
   }
   const owner = known === undefined || known.owner === principal.id;
 
-  const claim = idempotencyClaim(principal.id, `agui ${sessionId} ${input.runId}`, 'agui', input);
+  const claim = idempotencyClaim(
+    principal.id,
+    `agui ${sessionId} ${input.runId}`,
+    'agui',
+    input,
+    context,
+  );
   if (claim === undefined) throw new Error('unreachable: a run always has a key');
-  const earlier = await context.log.claimIdempotency(claim);
+  const earlier = await claimOn(context.log, claim, context);
   if (earlier !== undefined) {
     refuseOtherRequest(earlier, claim.requestHash);
     if (earlier.after === null || earlier.lastSeq === null || earlier.response === null) {
@@ -134,7 +140,12 @@ export async function startAguiRun(
     }
     return { replay: earlier };
   }
-  const release = (): Promise<void> => context.log.releaseIdempotency(claim.principal, claim.key);
+  // Renewed until the run is settled or refused: a claim not renewed was abandoned.
+  const stopKeeping = keepClaim(context.log, claim, context);
+  const release = (): Promise<void> => {
+    stopKeeping();
+    return context.log.releaseIdempotency(claim);
+  };
 
   let steps: Step[];
   let warnings: string[];
@@ -256,6 +267,7 @@ export async function startAguiRun(
       messages: null,
       failure: failureOf(error),
     }));
+    stopKeeping();
     await context.log
       .settleIdempotency({ ...claim, after, lastSeq, response: JSON.stringify(outline) })
       .catch(() => undefined);
