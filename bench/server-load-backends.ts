@@ -7,14 +7,15 @@
 //           to see the process's own costs without a sync per commit;
 //           LOG_SYNC=NORMAL sets the server log's alone (the store's FULL
 //           commits then sync the log's pages too: one WAL file).
-// postgres: the sessions on PostgresSessionStore (PARLEY_PG_URL, a schema
-//           of its own per call); the server's log stays on SQLite until a
-//           Postgres SessionLog exists, and the output says so.
+// postgres: the sessions on PostgresSessionStore and the server's log on
+//           PostgresServerLog, both in one fresh schema per call
+//           (PARLEY_PG_URL), dropped when the backend is closed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionStore } from '@parley/core';
-import { SqliteServerLog } from '@parley/server';
+import { PostgresServerLog, SqliteServerLog } from '@parley/server';
+import type { ApiKeyStore, SessionLog } from '@parley/server';
 import { PostgresSessionStore } from '@parley/store-postgres';
 import { SqliteSessionStore } from '@parley/store-sqlite';
 import pg from 'pg';
@@ -22,7 +23,7 @@ import pg from 'pg';
 /** A store and a log for one side of the comparison. */
 export type Backend = {
   store: SessionStore;
-  log: SqliteServerLog;
+  log: SessionLog & ApiKeyStore;
   /** What the output calls this backend. */
   label: string;
   close(): Promise<void>;
@@ -64,15 +65,14 @@ const postgres: BackendMaker = async (name) => {
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin.end();
   const store = new PostgresSessionStore({ connectionString: url, schema });
-  const path = join(directory, `${name}-log.sqlite`);
-  const log = new SqliteServerLog({ path });
+  const log = await PostgresServerLog.open({ connectionString: url, schema });
   return {
     store,
     log,
-    label: 'Postgres store (the server log on SQLite: no Postgres SessionLog here yet)',
+    label: 'Postgres (store and log in one schema)',
     close: async () => {
       await store.close();
-      log.close();
+      await log.close();
       const cleanup = new pg.Client({ connectionString: url });
       await cleanup.connect();
       await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -153,6 +153,49 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all([writer.close(), reader.close()]);
   });
 
+  it('commits appends made side by side together; a bad one fails only its own caller', async () => {
+    const [writer, reader] = await deployment(2);
+    if (writer === undefined || reader === undefined) throw new Error('no logs');
+    await writer.append('s:b', [{ seq: 1, type: 'A', data: '{}' }], 1);
+    const heard: string[] = [];
+    const stops = await Promise.all(
+      ['s:a', 's:b', 's:c'].map((id) => reader.watch(id, (seq) => heard.push(`${id}:${seq}`))),
+    );
+    const outcomes = await Promise.allSettled([
+      writer.append('s:a', [{ seq: 1, type: 'A', data: '{"n":1}' }], 8),
+      // Number 1 of s:b is stored already: this one is refused.
+      writer.append('s:b', [{ seq: 1, type: 'B', data: '{}' }], 1),
+      writer.append(
+        's:c',
+        [
+          { seq: 1, type: 'C', data: '{}' },
+          { seq: 2, type: 'D', data: '{}' },
+        ],
+        2,
+      ),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(await reader.events('s:a', 0, 10)).toEqual([{ seq: 1, type: 'A', data: '{"n":1}' }]);
+    expect(await reader.events('s:b', 0, 10)).toEqual([{ seq: 1, type: 'A', data: '{}' }]);
+    expect((await reader.events('s:c', 0, 10)).map((event) => event.type)).toEqual(['C', 'D']);
+    expect(await reader.lastSeq('s:a')).toBe(8);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (heard.includes('s:a:1') && heard.includes('s:c:2')) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 10);
+    });
+    expect(heard.filter((notice) => notice.startsWith('s:b'))).toEqual([]);
+    for (const stop of stops) stop();
+    await Promise.all([writer.close(), reader.close()]);
+  });
+
   it('shows a follower on one node a reply recorded on another, live, once and in order', async () => {
     const [nodeA, nodeB] = await deployment(2);
     if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
 import type { PoolClient } from 'pg';
-import { AppendNotices, formatAppendNotice } from './append-notices.js';
-import { EventNumberTakenError } from './errors.js';
+import { AppendNotices } from './append-notices.js';
+import { PostgresAppendBatch } from './postgres-append-batch.js';
 import { applyLogMigrations, inTransaction } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
@@ -110,6 +110,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
   private readonly schema: string;
   private readonly channel: string;
   private readonly notices: AppendNotices;
+  private readonly appends: PostgresAppendBatch;
   private migrated: Promise<void> | undefined;
 
   constructor(options: PostgresServerLogOptions) {
@@ -126,6 +127,12 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     this.schema = escapeIdentifier(this.schemaName);
     this.channel = options.channel ?? 'parley_events';
     this.notices = new AppendNotices(this.pool, this.channel, onError);
+    this.appends = new PostgresAppendBatch(
+      (text, values) => this.query(text, values),
+      this.table('parley_session_events'),
+      this.table('parley_session_event_heads'),
+      this.channel,
+    );
   }
 
   /** Creates a log and migrates its tables before handing it out. */
@@ -216,39 +223,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    const last = events.at(-1);
-    // One statement: the rows, the reservation and the notice commit together.
-    try {
-      await this.query(
-        `WITH inserted AS (
-           INSERT INTO ${this.table('parley_session_events')} (session_id, seq, type, data)
-           SELECT $1, seq, type, data FROM unnest($2::bigint[], $3::text[], $4::text[])
-             AS event (seq, type, data)
-           RETURNING 1
-         ), head AS (
-           INSERT INTO ${this.table('parley_session_event_heads')} (session_id, reserved)
-           VALUES ($1, $5)
-           ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
-           RETURNING 1
-         )
-         SELECT pg_notify($6, $7) WHERE $7::text IS NOT NULL`,
-        [
-          sessionId,
-          events.map((event) => event.seq),
-          events.map((event) => event.type),
-          events.map((event) => event.data),
-          reservedThrough,
-          this.channel,
-          last === undefined ? null : formatAppendNotice({ sessionId, seq: last.seq }),
-        ],
-      );
-    } catch (error) {
-      // 23505: a number this session already has (another node stored it first).
-      if (error instanceof Error && 'code' in error && error.code === '23505') {
-        throw new EventNumberTakenError(sessionId);
-      }
-      throw error;
-    }
+    await this.appends.append(sessionId, events, reservedThrough);
   }
 
   async events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
