@@ -142,6 +142,11 @@ describe('the web UI with scripted commands', () => {
     await expect.poll(() => statusOf(id), { timeout: 30_000 }).not.toBe('running');
     const all = await decisionsOf(id);
     expect(all.filter((d) => d === 'executed')).toHaveLength(2);
-    expect(await page.getByRole('group', { name: 'The whole batch' }).count()).toBe(0);
+    // The page learns of the settled reply from its event stream, a moment after the server.
+    await expect
+      .poll(() => page.getByRole('group', { name: 'The whole batch' }).count(), {
+        timeout: 30_000,
+      })
+      .toBe(0);
   }, 120_000);
 });
