@@ -48,6 +48,7 @@ type IdempotencyRow = {
   after: string | null;
   last_seq: string | null;
   response: string | null;
+  interrupted: boolean;
 };
 type KeyRow = {
   id: string;
@@ -71,6 +72,7 @@ function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
     after: numberOrNull(row.after),
     lastSeq: numberOrNull(row.last_seq),
     response: row.response,
+    interrupted: row.interrupted,
   };
 }
 
@@ -297,7 +299,8 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
       );
       if (claimed.length > 0) return undefined;
       const [row] = await this.query<IdempotencyRow>(
-        `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response
+        `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response,
+           interrupted
          FROM ${table} WHERE principal = $1 AND key = $2`,
         [request.principal, request.key],
       );
@@ -310,14 +313,17 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
         earlier.heldUntil < now;
       if (!abandoned) return earlier;
       // Compare-and-set on the claim id: of concurrent takers, one updates the row.
-      const taken = await this.query<{ key: string }>(
+      const taken = await this.query<IdempotencyRow>(
         `UPDATE ${table} SET claim_id = $1, held_until = $2
          WHERE principal = $3 AND key = $4 AND claim_id = $5
            AND last_seq IS NULL AND response IS NULL AND held_until < $6
-         RETURNING key`,
+         RETURNING principal, key, request_hash, claim_id, held_until, after, last_seq, response,
+           interrupted`,
         [request.claimId, request.heldUntil, request.principal, request.key, earlier.claimId, now],
       );
-      if (taken.length > 0) return undefined;
+      const [took] = taken;
+      // A reply that had started is not run again: the taker only settles it.
+      if (took !== undefined) return took.after === null ? undefined : idempotentOfRow(took);
     }
   }
 
@@ -332,14 +338,25 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     return renewed.length > 0;
   }
 
+  async startIdempotency(request: IdempotentRequest): Promise<void> {
+    await this.query(
+      `UPDATE ${this.table('parley_idempotency')} SET after = $1
+       WHERE principal = $2 AND key = $3 AND claim_id = $4
+         AND last_seq IS NULL AND response IS NULL`,
+      [request.after, request.principal, request.key, request.claimId],
+    );
+  }
+
   async settleIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
-      `UPDATE ${this.table('parley_idempotency')} SET after = $1, last_seq = $2, response = $3
-       WHERE principal = $4 AND key = $5 AND claim_id = $6`,
+      `UPDATE ${this.table('parley_idempotency')}
+       SET after = $1, last_seq = $2, response = $3, interrupted = $4
+       WHERE principal = $5 AND key = $6 AND claim_id = $7`,
       [
         request.after,
         request.lastSeq,
         request.response,
+        request.interrupted,
         request.principal,
         request.key,
         request.claimId,

@@ -49,6 +49,8 @@ const migrations: readonly string[] = [
   // no holder that renews it; one process writes this file, so it is over.
   `ALTER TABLE parley_idempotency ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';
    ALTER TABLE parley_idempotency ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0;`,
+  // Whether the reply of a settled claim was cut off by its process dying.
+  'ALTER TABLE parley_idempotency ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;',
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -74,6 +76,7 @@ type IdempotencyRow = {
   after: number | null;
   last_seq: number | null;
   response: string | null;
+  interrupted: number;
 };
 
 function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
@@ -86,6 +89,7 @@ function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
     after: row.after,
     lastSeq: row.last_seq,
     response: row.response,
+    interrupted: row.interrupted !== 0,
   };
 }
 
@@ -298,7 +302,8 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     const claim = this.database.transaction((): IdempotentRequest | undefined => {
       const earlier = this.database
         .prepare<[string, string], IdempotencyRow>(
-          `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response
+          `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response,
+             interrupted
            FROM parley_idempotency WHERE principal = ? AND key = ?`,
         )
         .get(request.principal, request.key);
@@ -336,7 +341,15 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
             request.key,
             earlier.claim_id,
           );
-        if (taken.changes === 1) return undefined;
+        if (taken.changes === 1) {
+          // A reply that had started is not run again: the taker only settles it.
+          if (earlier.after === null) return undefined;
+          return {
+            ...idempotentOfRow(earlier),
+            claimId: request.claimId,
+            heldUntil: request.heldUntil,
+          };
+        }
       }
       return idempotentOfRow(earlier);
     });
@@ -353,16 +366,27 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     return Promise.resolve(renewed.changes === 1);
   }
 
+  startIdempotency(request: IdempotentRequest): Promise<void> {
+    this.database
+      .prepare(
+        `UPDATE parley_idempotency SET after = ?
+         WHERE principal = ? AND key = ? AND claim_id = ? AND last_seq IS NULL AND response IS NULL`,
+      )
+      .run(request.after, request.principal, request.key, request.claimId);
+    return Promise.resolve();
+  }
+
   settleIdempotency(request: IdempotentRequest): Promise<void> {
     this.database
       .prepare(
-        `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?
+        `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?, interrupted = ?
          WHERE principal = ? AND key = ? AND claim_id = ?`,
       )
       .run(
         request.after,
         request.lastSeq,
         request.response,
+        request.interrupted ? 1 : 0,
         request.principal,
         request.key,
         request.claimId,
