@@ -26,6 +26,9 @@ const LEASE_MS = 1_500;
 const sse = { accept: 'text/event-stream' };
 const pgUrl = process.env.PARLEY_PG_URL ?? '';
 if (pgUrl === '') {
+  if (process.env.CI !== undefined) {
+    throw new Error('PARLEY_PG_URL must be set in CI (.ci/services exports it).');
+  }
   console.warn(
     'Skipping the Postgres variant of the killed-mid-request test: PARLEY_PG_URL is not set ' +
       '(e.g. postgres://postgres@127.0.0.1:5432/test).',
