@@ -69,7 +69,9 @@ const postReply = createRoute({
     },
     ...problemResponses,
     403: problem('mayAnswer refused the answer, or an approver sent a message'),
-    409: problem('Busy session, stale or already answered reply, lost race'),
+    409: problem(
+      'Busy session, stale or already answered reply, lost race, or the keyed request was interrupted',
+    ),
     410: problem('The parked reply expired'),
     413: problem('Body over the limit'),
   },
