@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { testServer } from '../test/support.js';
 import type { ParleyServer } from './create-server.js';
-import { idempotencyClaim, keepClaim } from './idempotency.js';
+import { idempotencyClaim, keepClaim, lastStoredOfReply } from './idempotency.js';
 import type { SessionLog } from './server-log.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
@@ -136,6 +136,21 @@ describe('keepClaim', () => {
       message: 'The claim of an idempotent request was taken over by a retry.',
       fields: { key: 'k' },
     });
+    log.close();
+  });
+});
+
+describe('lastStoredOfReply', () => {
+  it("ends a reply's stored events before the next reply's REPLY_START", async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const types = ['REPLY_START', 'REPLY_START', 'TEXT_BLOCK_DELTA', 'REPLY_START', 'REPLY_END'];
+    const events = types.map((type, index) => ({ seq: index + 1, type, data: '{}' }));
+    await log.append('s', events, 5);
+    expect(await lastStoredOfReply(log, 's', 1)).toBe(3);
+    expect(await lastStoredOfReply(log, 's', 3)).toBe(5);
+    // Nothing of it was stored: it ends where it began.
+    expect(await lastStoredOfReply(log, 's', 5)).toBe(5);
+    expect(await lastStoredOfReply(log, 'other', 0)).toBe(0);
     log.close();
   });
 });
