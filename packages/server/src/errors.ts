@@ -64,6 +64,25 @@ export class IdempotencyKeyError extends ParleyError {
 }
 
 /**
+ * The first request with an `Idempotency-Key` was interrupted: the process
+ * running its reply stopped after the reply had started (409). It is not
+ * run again; its events are those numbered above `after` that were stored
+ * (a retry asking for `text/event-stream` gets them).
+ */
+export class IdempotentRequestInterruptedError extends ParleyError {
+  readonly key: string;
+  readonly after: number;
+  constructor(key: string, after: number) {
+    super(
+      'idempotent_request_interrupted',
+      `The request with Idempotency-Key '${key}' was interrupted after its reply started, and is not run again; its events are those after number ${after}.`,
+    );
+    this.key = key;
+    this.after = after;
+  }
+}
+
+/**
  * An append gave an event a number its session already has: another
  * process recorded that session's events in between (server-0002, "the
  * numbering window"). Nothing of the append is stored; the events already

@@ -1,7 +1,11 @@
+import type { Logger } from '@parley/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { testServer } from '../test/support.js';
 import type { ParleyServer } from './create-server.js';
+import { idempotencyClaim, keepClaim, lastStoredOfReply } from './idempotency.js';
+import type { SessionLog } from './server-log.js';
+import { SqliteServerLog } from './sqlite-server-log.js';
 
 const base = 'http://parley.test';
 
@@ -78,5 +82,75 @@ describe('Idempotency-Key on POST /v1/sessions and /cancel', () => {
     expect(retried.status).toBe(403);
     const mine = await create(server, 'ann', 'once');
     expect(mine.owner).toBe('ann');
+  });
+});
+
+describe('keepClaim', () => {
+  /** A logger that resolves `heard` with the first line it is given at `level`. */
+  function listening(level: 'warn' | 'error') {
+    let hear: (line: { message: string; fields: unknown }) => void = () => undefined;
+    const heard = new Promise<{ message: string; fields: unknown }>((resolve) => {
+      hear = resolve;
+    });
+    const logger: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message, fields) => {
+        if (level === 'warn') hear({ message, fields });
+      },
+      error: (message, fields) => {
+        if (level === 'error') hear({ message, fields });
+      },
+    };
+    return { logger, heard };
+  }
+
+  it('logs a renewal that failed, with the key', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const failing: SessionLog = Object.assign(Object.create(log) as SessionLog, {
+      renewIdempotency: () => Promise.reject(new Error('connection lost')),
+    });
+    const { logger, heard } = listening('error');
+    const hold = { clock: () => new Date(), claimLeaseMs: 3, logger };
+    const claim = idempotencyClaim('alice', 'k', 'scope', null, hold);
+    if (claim === undefined) throw new Error('no claim');
+    const stop = keepClaim(failing, claim, hold);
+    const line = await heard;
+    stop();
+    expect(line.message).toBe('Could not renew the claim of an idempotent request.');
+    expect(line.fields).toMatchObject({ key: 'k', error: 'Error: connection lost' });
+    log.close();
+  });
+
+  it('logs a claim found taken over by a retry', async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const { logger, heard } = listening('warn');
+    const hold = { clock: () => new Date(), claimLeaseMs: 3, logger };
+    const claim = idempotencyClaim('alice', 'k', 'scope', null, hold);
+    if (claim === undefined) throw new Error('no claim');
+    // Never recorded: a renewal finds no claim of its own.
+    const stop = keepClaim(log, claim, hold);
+    const line = await heard;
+    stop();
+    expect(line).toEqual({
+      message: 'The claim of an idempotent request was taken over by a retry.',
+      fields: { key: 'k' },
+    });
+    log.close();
+  });
+});
+
+describe('lastStoredOfReply', () => {
+  it("ends a reply's stored events before the next reply's REPLY_START", async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const types = ['REPLY_START', 'REPLY_START', 'TEXT_BLOCK_DELTA', 'REPLY_START', 'REPLY_END'];
+    const events = types.map((type, index) => ({ seq: index + 1, type, data: '{}' }));
+    await log.append('s', events, 5);
+    expect(await lastStoredOfReply(log, 's', 1)).toBe(3);
+    expect(await lastStoredOfReply(log, 's', 3)).toBe(5);
+    // Nothing of it was stored: it ends where it began.
+    expect(await lastStoredOfReply(log, 's', 5)).toBe(5);
+    expect(await lastStoredOfReply(log, 'other', 0)).toBe(0);
+    log.close();
   });
 });

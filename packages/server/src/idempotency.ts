@@ -1,13 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Logger } from '@parley/core';
 import { IdempotencyKeyError } from './errors.js';
 import type { IdempotentRequest, SessionLog } from './server-log.js';
 
 /**
- * How long a claim is held without a renewal (`claimLeaseMs`) and the
- * clock it is measured on. A claim whose holder stopped renewing it (the
- * process died) counts as abandoned once its hold is over.
+ * How long a claim is held without a renewal (`claimLeaseMs`), the clock
+ * it is measured on, and who hears of renewals that failed. A claim whose
+ * holder stopped renewing it (the process died) counts as abandoned once
+ * its hold is over.
  */
-export type ClaimHold = { clock: () => Date; claimLeaseMs: number };
+export type ClaimHold = { clock: () => Date; claimLeaseMs: number; logger: Logger };
 
 /**
  * The claim a POST makes on its `Idempotency-Key`, or undefined without
@@ -35,6 +37,7 @@ export function idempotencyClaim(
     after: null,
     lastSeq: null,
     response: null,
+    interrupted: false,
   };
 }
 
@@ -54,19 +57,94 @@ export function claimOn(
 /**
  * Renews `claim` every third of its lease while its request runs, so that
  * a live claim is never taken for abandoned; resolves nothing, returns the
- * function that stops renewing. A renewal that fails is tried again at the
- * next tick (the lease leaves two of them).
+ * function that stops renewing. A renewal that fails is logged and tried
+ * again at the next tick (the lease leaves two of them); a claim found
+ * taken over (its renewals failed for a whole lease) is logged as well.
  */
 export function keepClaim(log: SessionLog, claim: IdempotentRequest, hold: ClaimHold): () => void {
+  let stopped = false;
   const timer = setInterval(
     () => {
       const heldUntil = hold.clock().getTime() + hold.claimLeaseMs;
-      log.renewIdempotency({ ...claim, heldUntil }).catch(() => undefined);
+      log.renewIdempotency({ ...claim, heldUntil }).then(
+        (renewed) => {
+          if (!renewed && !stopped) {
+            hold.logger.warn('The claim of an idempotent request was taken over by a retry.', {
+              key: claim.key,
+            });
+          }
+        },
+        (error: unknown) => {
+          hold.logger.error('Could not renew the claim of an idempotent request.', {
+            key: claim.key,
+            error: String(error),
+          });
+        },
+      );
     },
     Math.max(1, Math.floor(hold.claimLeaseMs / 3)),
   );
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/**
+ * Whether `earlier`, which `claimOn` gave for `claim`, is a claim this
+ * attempt took over from a process that died after its reply had started:
+ * the request must not run again, only be settled (`settleInterrupted`).
+ */
+export function tookOverStarted(earlier: IdempotentRequest, claim: IdempotentRequest): boolean {
+  return earlier.claimId === claim.claimId && earlier.after !== null && earlier.lastSeq === null;
+}
+
+/** How many stored events are read at a time while looking for a reply's end. */
+const PAGE = 500;
+
+/**
+ * The number of the last stored event of the reply whose first event
+ * follows `after`: the events above `after` up to the next reply's
+ * `REPLY_START` (excluded), as far as they were stored; `after` when none was.
+ */
+export async function lastStoredOfReply(
+  log: SessionLog,
+  sessionId: string,
+  after: number,
+): Promise<number> {
+  let last = after;
+  for (;;) {
+    const page = await log.events(sessionId, last, PAGE);
+    for (const event of page) {
+      if (event.type === 'REPLY_START' && event.seq > after + 1) return last;
+      last = event.seq;
+    }
+    if (page.length < PAGE) return last;
+  }
+}
+
+/**
+ * Settles `claim`, taken over after its reply started (`tookOverStarted`),
+ * as interrupted: its events are those up to `end` (renewing the claim
+ * until `end` is known), and it has no JSON response.
+ */
+export async function settleInterrupted(
+  log: SessionLog,
+  claim: IdempotentRequest,
+  hold: ClaimHold,
+  end: Promise<number>,
+): Promise<IdempotentRequest> {
+  const stop = keepClaim(log, claim, hold);
+  let lastSeq: number;
+  try {
+    lastSeq = await end;
+  } finally {
+    stop();
+  }
+  const settled = { ...claim, lastSeq, response: null, interrupted: true };
+  await log.settleIdempotency(settled);
+  return settled;
 }
 
 /** Refuses an earlier request under the key that was not this one (422). */

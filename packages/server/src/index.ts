@@ -30,6 +30,7 @@ export {
   ForbiddenError,
   EventNumberTakenError,
   IdempotencyKeyError,
+  IdempotentRequestInterruptedError,
   InvalidRequestError,
   SessionNotFoundError,
   RateLimitedError,

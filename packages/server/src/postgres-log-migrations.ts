@@ -90,6 +90,14 @@ export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
         SET held_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 30000
         WHERE last_seq IS NULL AND response IS NULL;`,
   },
+  {
+    version: 5,
+    name: 'interrupted idempotent requests',
+    // Whether the reply of a settled claim was cut off by its process dying.
+    sql: (schema) => `
+      ALTER TABLE ${schema}.parley_idempotency
+        ADD COLUMN interrupted boolean NOT NULL DEFAULT false;`,
+  },
 ];
 
 /** Runs `work` in a transaction on a pooled client; a client whose ROLLBACK failed is discarded. */

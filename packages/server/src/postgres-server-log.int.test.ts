@@ -103,6 +103,7 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
       after: null,
       lastSeq: null,
       response: null,
+      interrupted: false,
     });
     const now = Date.now();
     expect(await log.claimIdempotency(claim('done', 'a', now + 1000), now)).toMatchObject({

@@ -2,7 +2,10 @@ import { InvalidInputError } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
 import type { PoolClient } from 'pg';
 import { AppendNotices } from './append-notices.js';
+import { PostgresApiKeys } from './postgres-api-keys.js';
+import type { LogQuery } from './postgres-api-keys.js';
 import { PostgresAppendBatch } from './postgres-append-batch.js';
+import { PostgresIdempotency } from './postgres-idempotency.js';
 import { applyLogMigrations, inTransaction } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
@@ -39,51 +42,6 @@ type WaitingRow = {
   deadline: string | null;
   tool_call: string;
 };
-type IdempotencyRow = {
-  principal: string;
-  key: string;
-  request_hash: string;
-  claim_id: string;
-  held_until: string;
-  after: string | null;
-  last_seq: string | null;
-  response: string | null;
-};
-type KeyRow = {
-  id: string;
-  principal: string;
-  roles: unknown;
-  secret_hash: string;
-  created_at: string;
-  revoked_at: string | null;
-};
-
-const numberOrNull = (value: string | null): number | null =>
-  value === null ? null : Number(value);
-
-function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
-  return {
-    principal: row.principal,
-    key: row.key,
-    requestHash: row.request_hash,
-    claimId: row.claim_id,
-    heldUntil: Number(row.held_until),
-    after: numberOrNull(row.after),
-    lastSeq: numberOrNull(row.last_seq),
-    response: row.response,
-  };
-}
-
-function keyOfRow(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    principal: row.principal,
-    roles: Array.isArray(row.roles) ? row.roles.filter((role) => typeof role === 'string') : [],
-    secretHash: row.secret_hash,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
 
 function approvalOfRow(row: WaitingRow): Approval | undefined {
   const toolCall: unknown = JSON.parse(row.tool_call);
@@ -111,6 +69,9 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
   private readonly channel: string;
   private readonly notices: AppendNotices;
   private readonly appends: PostgresAppendBatch;
+  /** The idempotency claims and the API keys, in tables of their own. */
+  private readonly claims: PostgresIdempotency;
+  private readonly keys: PostgresApiKeys;
   private migrated: Promise<void> | undefined;
 
   constructor(options: PostgresServerLogOptions) {
@@ -133,6 +94,9 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
       this.table('parley_session_event_heads'),
       this.channel,
     );
+    const query: LogQuery = (text, values) => this.query(text, values);
+    this.claims = new PostgresIdempotency(query, this.table('parley_idempotency'));
+    this.keys = new PostgresApiKeys(query, this.table('parley_api_keys'));
   }
 
   /** Creates a log and migrates its tables before handing it out. */
@@ -283,116 +247,43 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     return rows.flatMap((row) => approvalOfRow(row) ?? []);
   }
 
-  async claimIdempotency(
+  claimIdempotency(
     request: IdempotentRequest,
     now: number,
   ): Promise<IdempotentRequest | undefined> {
-    const table = this.table('parley_idempotency');
-    // A claim released, or taken over by another, between two statements is read again.
-    for (;;) {
-      const claimed = await this.query<{ key: string }>(
-        `INSERT INTO ${table} (principal, key, request_hash, claim_id, held_until)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING key`,
-        [request.principal, request.key, request.requestHash, request.claimId, request.heldUntil],
-      );
-      if (claimed.length > 0) return undefined;
-      const [row] = await this.query<IdempotencyRow>(
-        `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response
-         FROM ${table} WHERE principal = $1 AND key = $2`,
-        [request.principal, request.key],
-      );
-      if (row === undefined) continue;
-      const earlier = idempotentOfRow(row);
-      const abandoned =
-        earlier.requestHash === request.requestHash &&
-        earlier.lastSeq === null &&
-        earlier.response === null &&
-        earlier.heldUntil < now;
-      if (!abandoned) return earlier;
-      // Compare-and-set on the claim id: of concurrent takers, one updates the row.
-      const taken = await this.query<{ key: string }>(
-        `UPDATE ${table} SET claim_id = $1, held_until = $2
-         WHERE principal = $3 AND key = $4 AND claim_id = $5
-           AND last_seq IS NULL AND response IS NULL AND held_until < $6
-         RETURNING key`,
-        [request.claimId, request.heldUntil, request.principal, request.key, earlier.claimId, now],
-      );
-      if (taken.length > 0) return undefined;
-    }
+    return this.claims.claimIdempotency(request, now);
   }
 
-  async renewIdempotency(request: IdempotentRequest): Promise<boolean> {
-    const renewed = await this.query<{ key: string }>(
-      `UPDATE ${this.table('parley_idempotency')} SET held_until = $1
-       WHERE principal = $2 AND key = $3 AND claim_id = $4
-         AND last_seq IS NULL AND response IS NULL
-       RETURNING key`,
-      [request.heldUntil, request.principal, request.key, request.claimId],
-    );
-    return renewed.length > 0;
+  startIdempotency(request: IdempotentRequest): Promise<void> {
+    return this.claims.startIdempotency(request);
   }
 
-  async settleIdempotency(request: IdempotentRequest): Promise<void> {
-    await this.query(
-      `UPDATE ${this.table('parley_idempotency')} SET after = $1, last_seq = $2, response = $3
-       WHERE principal = $4 AND key = $5 AND claim_id = $6`,
-      [
-        request.after,
-        request.lastSeq,
-        request.response,
-        request.principal,
-        request.key,
-        request.claimId,
-      ],
-    );
+  renewIdempotency(request: IdempotentRequest): Promise<boolean> {
+    return this.claims.renewIdempotency(request);
   }
 
-  async releaseIdempotency(request: IdempotentRequest): Promise<void> {
-    await this.query(
-      `DELETE FROM ${this.table('parley_idempotency')}
-       WHERE principal = $1 AND key = $2 AND claim_id = $3`,
-      [request.principal, request.key, request.claimId],
-    );
+  settleIdempotency(request: IdempotentRequest): Promise<void> {
+    return this.claims.settleIdempotency(request);
   }
 
-  async addKey(record: ApiKeyRecord): Promise<void> {
-    await this.query(
-      `INSERT INTO ${this.table('parley_api_keys')}
-       (id, principal, roles, secret_hash, created_at, revoked_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6)`,
-      [
-        record.id,
-        record.principal,
-        JSON.stringify(record.roles),
-        record.secretHash,
-        record.createdAt,
-        record.revokedAt,
-      ],
-    );
+  releaseIdempotency(request: IdempotentRequest): Promise<void> {
+    return this.claims.releaseIdempotency(request);
   }
 
-  async findKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.query<KeyRow>(
-      `SELECT * FROM ${this.table('parley_api_keys')} WHERE id = $1`,
-      [id],
-    );
-    return row === undefined ? undefined : keyOfRow(row);
+  addKey(record: ApiKeyRecord): Promise<void> {
+    return this.keys.addKey(record);
   }
 
-  async listKeys(): Promise<ApiKeyRecord[]> {
-    const rows = await this.query<KeyRow>(
-      `SELECT * FROM ${this.table('parley_api_keys')} ORDER BY created_at, id`,
-    );
-    return rows.map(keyOfRow);
+  findKey(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.keys.findKey(id);
   }
 
-  async revokeKey(id: string, at: string): Promise<boolean> {
-    const rows = await this.query<{ id: string }>(
-      `UPDATE ${this.table('parley_api_keys')} SET revoked_at = $1
-       WHERE id = $2 AND revoked_at IS NULL RETURNING id`,
-      [at, id],
-    );
-    return rows.length > 0;
+  listKeys(): Promise<ApiKeyRecord[]> {
+    return this.keys.listKeys();
+  }
+
+  revokeKey(id: string, at: string): Promise<boolean> {
+    return this.keys.revokeKey(id, at);
   }
 
   /** Stops listening and, when the log made its pool, ends it. */

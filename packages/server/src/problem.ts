@@ -37,6 +37,7 @@ const statusOfCode: Record<string, number> = {
   agent_busy: 409,
   agent_parked: 409,
   idempotent_request_running: 409,
+  idempotent_request_interrupted: 409,
   event_number_taken: 409,
   reply_expired: 410,
   body_too_large: 413,

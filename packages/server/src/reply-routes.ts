@@ -1,24 +1,32 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Msg } from '@parley/core';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
-import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
+import {
+  ForbiddenError,
+  IdempotencyKeyError,
+  IdempotentRequestInterruptedError,
+  InvalidRequestError,
+} from './errors.js';
 import { followEvents } from './follow.js';
 import {
   claimOn,
   idempotencyClaim,
   idempotentOutcome,
   keepClaim,
+  lastStoredOfReply,
   refuseOtherRequest,
+  settleInterrupted,
+  tookOverStarted,
 } from './idempotency.js';
 import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
 import { parseReplyInput } from './reply-input.js';
+import { sseResponse } from './sse-response.js';
 import { startReply } from './reply-task.js';
 import type { RunningReply } from './reply-task.js';
 import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
 import { indexWaiting, visibleSession } from './server-context.js';
-import type { IdempotentRequest, StoredEvent } from './server-log.js';
+import type { IdempotentRequest } from './server-log.js';
 import {
   approvalsSchema,
   eventsHeadersSchema,
@@ -61,7 +69,9 @@ const postReply = createRoute({
     },
     ...problemResponses,
     403: problem('mayAnswer refused the answer, or an approver sent a message'),
-    409: problem('Busy session, stale or already answered reply, lost race'),
+    409: problem(
+      'Busy session, stale or already answered reply, lost race, or the keyed request was interrupted',
+    ),
     410: problem('The parked reply expired'),
     413: problem('Body over the limit'),
   },
@@ -117,71 +127,6 @@ function afterOf(header: string | undefined, query: string | undefined): number 
   return Number(given.trim());
 }
 
-/**
- * An abort signal for a stream: the client went away, or the server is
- * closing. `release` takes its listeners off the request's and the server's
- * signals once the stream is over.
- */
-function streamSignal(
-  c: Context<ServerEnv>,
-  closing: AbortSignal,
-): { controller: AbortController; release: () => void } {
-  const controller = new AbortController();
-  const stop = (): void => {
-    controller.abort();
-  };
-  const request = c.req.raw.signal;
-  request.addEventListener('abort', stop);
-  closing.addEventListener('abort', stop);
-  if (request.aborted || closing.aborted) stop();
-  return {
-    controller,
-    release: () => {
-      request.removeEventListener('abort', stop);
-      closing.removeEventListener('abort', stop);
-    },
-  };
-}
-
-/** Streams `events` as SSE frames, with `: ping` comments in between; `onFirst` once the first is written. */
-function sseResponse(
-  c: Context<ServerEnv>,
-  context: ServerContext,
-  events: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
-  onFirst?: () => void,
-): Response {
-  return streamSSE(c, async (stream) => {
-    const { controller, release } = streamSignal(c, context.closing);
-    let ended: () => void = () => undefined;
-    const open = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
-    context.streams.add(open);
-    stream.onAbort(() => {
-      controller.abort();
-    });
-    context.metrics.sseClients.inc();
-    const ping = setInterval(() => {
-      void stream.write(': ping\n\n');
-    }, context.pingMs);
-    try {
-      let first = onFirst;
-      for await (const event of events(controller.signal)) {
-        await stream.writeSSE({ id: String(event.seq), event: event.type, data: event.data });
-        first?.();
-        first = undefined;
-      }
-    } finally {
-      clearInterval(ping);
-      controller.abort();
-      release();
-      context.metrics.sseClients.dec();
-      context.streams.delete(open);
-      ended();
-    }
-  });
-}
-
 /** The reply's final message; a parked reply's message so far, marked as waiting. */
 async function finalMessage(context: ServerContext, sessionId: string): Promise<Msg | undefined> {
   const state = (await context.store.load(sessionId))?.state;
@@ -193,7 +138,8 @@ async function finalMessage(context: ServerContext, sessionId: string): Promise<
 /**
  * The first outcome of a request sent again with its `Idempotency-Key`: the
  * same events, or the same JSON. Another request under the key is 422; a
- * first request still running is 409.
+ * first request still running is 409, one interrupted (`settleInterrupted`)
+ * too, unless the events are asked for.
  */
 function replayed(
   c: Context<ServerEnv>,
@@ -210,12 +156,50 @@ function replayed(
       followEvents(context.log, context.feed, sessionId, after, signal, Promise.resolve(lastSeq)),
     );
   }
+  if (earlier.interrupted) throw new IdempotentRequestInterruptedError(earlier.key, after);
   if (response === null) throw new IdempotencyKeyError(earlier.key, true);
   return new Response(response, { status: 200, headers: { 'Content-Type': 'application/json' } });
 }
 
 function wantsEvents(c: Context<ServerEnv>): boolean {
   return c.req.header('accept')?.includes('text/event-stream') ?? false;
+}
+
+/**
+ * A retry that took over `claim` from a process that stopped after the
+ * reply had started: the reply is not run again. The claim is settled as
+ * interrupted, its events being the reply's as far as they were stored, or
+ * up to its end when it still runs in this process; with `text/event-stream`
+ * the retry gets those events, else 409 `idempotent_request_interrupted`.
+ */
+async function interrupted(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  sessionId: string,
+  claim: IdempotentRequest & { after: number },
+): Promise<Response> {
+  const { after } = claim;
+  const here = [...context.running].find(
+    (task) => task.sessionId === sessionId && task.after === after,
+  );
+  const end =
+    here === undefined
+      ? lastStoredOfReply(context.log, sessionId, after)
+      : here.done.then(({ lastSeq }) => lastSeq);
+  const settled = settleInterrupted(context.log, claim, context, end);
+  if (!wantsEvents(c)) {
+    await settled;
+    throw new IdempotentRequestInterruptedError(claim.key, after);
+  }
+  void settled.catch((error: unknown) => {
+    context.logger.error('Could not settle an interrupted idempotent request.', {
+      sessionId,
+      error: String(error),
+    });
+  });
+  return sseResponse(c, context, (signal) =>
+    followEvents(context.log, context.feed, sessionId, after, signal, end),
+  );
 }
 
 /** Registers the routes that run replies, answer them, stop them and stream their events. */
@@ -235,6 +219,9 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const claim = idempotencyClaim(principal.id, key, id, body, context);
     if (claim !== undefined) {
       const earlier = await claimOn(context.log, claim, context);
+      if (earlier !== undefined && earlier.after !== null && tookOverStarted(earlier, claim)) {
+        return interrupted(c, context, id, { ...earlier, after: earlier.after });
+      }
       if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
     }
     // Renewed while the reply runs: a claim that stops being renewed was abandoned.
@@ -258,6 +245,12 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const failed = (what: string) => (error: unknown) => {
       logger.error(what, { sessionId: id, error: String(error) });
     };
+    if (claim !== undefined) {
+      // From now on a retry that takes the claim over does not run the reply again.
+      await context.log
+        .startIdempotency({ ...claim, after: running.after })
+        .catch(failed('Could not record the start of an idempotent request.'));
+    }
     // Before anyone is told the reply is over, the approvals index follows
     // its state and a keyed request's outcome is stored.
     const settled = running.done.then(async (outcome) => {

@@ -48,15 +48,28 @@ export interface SessionLog {
    * has no outcome and whose hold ended before `now` (epoch ms) was
    * abandoned by a process that died: it is taken over, in one
    * compare-and-set on its claim id, so of concurrent takers one wins and
-   * resolves to `undefined`; the others get the winner's claim.
+   * resolves to `undefined`; the others get the winner's claim. An
+   * abandoned claim whose reply had started (`after` recorded by
+   * `startIdempotency`) is taken over the same way, but the winner gets the
+   * claim back, now held by its `claimId`, instead of `undefined`: the
+   * request must not run again, only be settled with what was stored.
    */
   claimIdempotency(request: IdempotentRequest, now: number): Promise<IdempotentRequest | undefined>;
+  /**
+   * Records on a claim still held by `request.claimId` and not yet settled
+   * that its reply started: `request.after`, the number before the reply's
+   * first event. From then on a takeover never runs the request again.
+   */
+  startIdempotency(request: IdempotentRequest): Promise<void>;
   /**
    * Extends the hold of a claim still held by `request.claimId` and not yet
    * settled to `request.heldUntil`; resolves to whether it still was.
    */
   renewIdempotency(request: IdempotentRequest): Promise<boolean>;
-  /** Stores the outcome of a claimed request, if its claim is still `request.claimId`'s. */
+  /**
+   * Stores the outcome of a claimed request (`after`, `lastSeq`, `response`,
+   * `interrupted`), if its claim is still `request.claimId`'s.
+   */
   settleIdempotency(request: IdempotentRequest): Promise<void>;
   /**
    * Forgets a claim whose request was refused, so that a refusal leaves
@@ -90,6 +103,9 @@ export type Approval = {
  * that claim is held unless renewed (`heldUntil`, epoch ms), and once its
  * reply is over, the outcome to give again: the numbers of its events
  * (`after` exclusive to `lastSeq` inclusive) and its JSON response.
+ * `after` is recorded as soon as the reply's first event is out;
+ * `interrupted` says the process running the reply died before it was
+ * over, so the outcome is the events stored until then and no JSON.
  */
 export type IdempotentRequest = {
   principal: string;
@@ -100,6 +116,7 @@ export type IdempotentRequest = {
   after: number | null;
   lastSeq: number | null;
   response: string | null;
+  interrupted: boolean;
 };
 
 /** An API key as stored: never the key itself, only the SHA-256 of its secret. */

@@ -60,6 +60,7 @@ describe('SqliteServerLog migrations', () => {
       before.exec(`
         ALTER TABLE parley_idempotency DROP COLUMN claim_id;
         ALTER TABLE parley_idempotency DROP COLUMN held_until;
+        ALTER TABLE parley_idempotency DROP COLUMN interrupted;
         UPDATE parley_server_schema SET version = 3;
         INSERT INTO parley_idempotency VALUES ('alice', 'done', 'h', 1, 3, '"ok"');
         INSERT INTO parley_idempotency VALUES ('alice', 'running', 'h', NULL, NULL, NULL);`);
@@ -74,6 +75,7 @@ describe('SqliteServerLog migrations', () => {
         after: null,
         lastSeq: null,
         response: null,
+        interrupted: false,
       });
       expect(await log.claimIdempotency(claim('done'), 1000)).toMatchObject({
         lastSeq: 3,

@@ -2,6 +2,8 @@ import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
 import { EventNumberTakenError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
+import { SqliteApiKeys } from './sqlite-api-keys.js';
+import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
   IdempotentRequest,
@@ -49,6 +51,8 @@ const migrations: readonly string[] = [
   // no holder that renews it; one process writes this file, so it is over.
   `ALTER TABLE parley_idempotency ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';
    ALTER TABLE parley_idempotency ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0;`,
+  // Whether the reply of a settled claim was cut off by its process dying.
+  'ALTER TABLE parley_idempotency ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;',
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -63,51 +67,6 @@ function approvalOfRow(row: WaitingRow): Approval | undefined {
   const toolCall: unknown = JSON.parse(row.tool_call);
   if (!isWaitingCall(toolCall)) return undefined;
   return { sessionId: row.session_id, replyId: row.reply_id, deadline: row.deadline, toolCall };
-}
-
-type IdempotencyRow = {
-  principal: string;
-  key: string;
-  request_hash: string;
-  claim_id: string;
-  held_until: number;
-  after: number | null;
-  last_seq: number | null;
-  response: string | null;
-};
-
-function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
-  return {
-    principal: row.principal,
-    key: row.key,
-    requestHash: row.request_hash,
-    claimId: row.claim_id,
-    heldUntil: row.held_until,
-    after: row.after,
-    lastSeq: row.last_seq,
-    response: row.response,
-  };
-}
-
-type KeyRow = {
-  id: string;
-  principal: string;
-  roles: string;
-  secret_hash: string;
-  created_at: string;
-  revoked_at: string | null;
-};
-
-function keyOfRow(row: KeyRow): ApiKeyRecord {
-  const roles: unknown = JSON.parse(row.roles);
-  return {
-    id: row.id,
-    principal: row.principal,
-    roles: Array.isArray(roles) ? roles.filter((role) => typeof role === 'string') : [],
-    secretHash: row.secret_hash,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
 }
 
 /**
@@ -127,12 +86,14 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     lastSeq: Database.Statement<[string, string], { last: number | null }>;
     clearWaiting: Database.Statement<[string]>;
     insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
-    findKey: Database.Statement<[string], KeyRow>;
     insertEvent: Database.Statement<[string, number, string, string]>;
     reserve: Database.Statement<[string, number]>;
   };
   /** Appends and index updates, committed a turn of the event loop at a time. */
   private readonly writes: GroupCommit;
+  /** The idempotency claims and the API keys, in tables of their own. */
+  private readonly claims: SqliteIdempotency;
+  private readonly keys: SqliteApiKeys;
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
@@ -141,6 +102,8 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     this.database.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     this.migrate();
     this.writes = new GroupCommit(this.database);
+    this.claims = new SqliteIdempotency(this.database);
+    this.keys = new SqliteApiKeys(this.database);
     this.statements = {
       session: this.database.prepare(
         'SELECT rowid, id, owner, created_at FROM parley_server_sessions WHERE id = ?',
@@ -159,7 +122,6 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
         `INSERT INTO parley_waiting_calls
          (session_id, tool_call_id, position, reply_id, deadline, tool_call) VALUES (?, ?, ?, ?, ?, ?)`,
       ),
-      findKey: this.database.prepare('SELECT * FROM parley_api_keys WHERE id = ?'),
       insertEvent: this.database.prepare(
         'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
       ),
@@ -295,122 +257,39 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     request: IdempotentRequest,
     now: number,
   ): Promise<IdempotentRequest | undefined> {
-    const claim = this.database.transaction((): IdempotentRequest | undefined => {
-      const earlier = this.database
-        .prepare<[string, string], IdempotencyRow>(
-          `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response
-           FROM parley_idempotency WHERE principal = ? AND key = ?`,
-        )
-        .get(request.principal, request.key);
-      if (earlier === undefined) {
-        this.database
-          .prepare(
-            `INSERT INTO parley_idempotency (principal, key, request_hash, claim_id, held_until)
-             VALUES (?, ?, ?, ?, ?)`,
-          )
-          .run(
-            request.principal,
-            request.key,
-            request.requestHash,
-            request.claimId,
-            request.heldUntil,
-          );
-        return undefined;
-      }
-      const abandoned =
-        earlier.request_hash === request.requestHash &&
-        earlier.last_seq === null &&
-        earlier.response === null &&
-        earlier.held_until < now;
-      if (abandoned) {
-        // The write lock of this transaction makes the compare-and-set one step.
-        const taken = this.database
-          .prepare(
-            `UPDATE parley_idempotency SET claim_id = ?, held_until = ?
-             WHERE principal = ? AND key = ? AND claim_id = ?`,
-          )
-          .run(
-            request.claimId,
-            request.heldUntil,
-            request.principal,
-            request.key,
-            earlier.claim_id,
-          );
-        if (taken.changes === 1) return undefined;
-      }
-      return idempotentOfRow(earlier);
-    });
-    return Promise.resolve(claim.immediate());
+    return this.claims.claimIdempotency(request, now);
+  }
+
+  startIdempotency(request: IdempotentRequest): Promise<void> {
+    return this.claims.startIdempotency(request);
   }
 
   renewIdempotency(request: IdempotentRequest): Promise<boolean> {
-    const renewed = this.database
-      .prepare(
-        `UPDATE parley_idempotency SET held_until = ?
-         WHERE principal = ? AND key = ? AND claim_id = ? AND last_seq IS NULL AND response IS NULL`,
-      )
-      .run(request.heldUntil, request.principal, request.key, request.claimId);
-    return Promise.resolve(renewed.changes === 1);
+    return this.claims.renewIdempotency(request);
   }
 
   settleIdempotency(request: IdempotentRequest): Promise<void> {
-    this.database
-      .prepare(
-        `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?
-         WHERE principal = ? AND key = ? AND claim_id = ?`,
-      )
-      .run(
-        request.after,
-        request.lastSeq,
-        request.response,
-        request.principal,
-        request.key,
-        request.claimId,
-      );
-    return Promise.resolve();
+    return this.claims.settleIdempotency(request);
   }
 
   releaseIdempotency(request: IdempotentRequest): Promise<void> {
-    this.database
-      .prepare('DELETE FROM parley_idempotency WHERE principal = ? AND key = ? AND claim_id = ?')
-      .run(request.principal, request.key, request.claimId);
-    return Promise.resolve();
+    return this.claims.releaseIdempotency(request);
   }
 
   addKey(record: ApiKeyRecord): Promise<void> {
-    this.database
-      .prepare(
-        `INSERT INTO parley_api_keys (id, principal, roles, secret_hash, created_at, revoked_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        record.id,
-        record.principal,
-        JSON.stringify(record.roles),
-        record.secretHash,
-        record.createdAt,
-        record.revokedAt,
-      );
-    return Promise.resolve();
+    return this.keys.addKey(record);
   }
 
   findKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.statements.findKey.get(id);
-    return Promise.resolve(row === undefined ? undefined : keyOfRow(row));
+    return this.keys.findKey(id);
   }
 
   listKeys(): Promise<ApiKeyRecord[]> {
-    const rows = this.database
-      .prepare<[], KeyRow>('SELECT * FROM parley_api_keys ORDER BY created_at, id')
-      .all();
-    return Promise.resolve(rows.map(keyOfRow));
+    return this.keys.listKeys();
   }
 
   revokeKey(id: string, at: string): Promise<boolean> {
-    const result = this.database
-      .prepare('UPDATE parley_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
-      .run(at, id);
-    return Promise.resolve(result.changes > 0);
+    return this.keys.revokeKey(id, at);
   }
 
   /** Closes the database connection. */

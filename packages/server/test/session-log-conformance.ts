@@ -267,6 +267,64 @@ export function describeSessionLogConformance(
       }
     });
 
+    it('records a started reply on the claim, and never gives a started claim to run again', async () => {
+      const log = await fresh();
+      const first = claimOf('k', 'h', 'first', NOW + 1000);
+      expect(await log.claimIdempotency(first, NOW)).toBeUndefined();
+      // Another claim id records nothing.
+      await log.startIdempotency({ ...first, claimId: 'other', after: 99 });
+      await log.startIdempotency({ ...first, after: 7 });
+      const started = { ...first, after: 7 };
+      // Still held: in progress, whatever the holder recorded.
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'early', NOW + 2000), NOW + 500)).toEqual(
+        started,
+      );
+      expect(await log.renewIdempotency({ ...first, heldUntil: NOW + 2000 })).toBe(true);
+      const later = NOW + 5000;
+      expect(await log.claimIdempotency(claimOf('k', 'other', 'x', later + 1000), later)).toEqual({
+        ...started,
+        heldUntil: NOW + 2000,
+      });
+      // Its process died: the retry takes the claim over but gets it back, now its own.
+      const retry = claimOf('k', 'h', 'retry', later + 1000);
+      const taken = { ...started, claimId: 'retry', heldUntil: later + 1000 };
+      expect(await log.claimIdempotency(retry, later)).toEqual(taken);
+      // The dead holder neither records nor settles any more.
+      await log.startIdempotency({ ...first, after: 1 });
+      await log.settleIdempotency({ ...started, lastSeq: 9, response: '"dead"' });
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'y', later + 1000), later)).toEqual(
+        taken,
+      );
+      const interrupted = { ...taken, lastSeq: 12, interrupted: true };
+      await log.settleIdempotency(interrupted);
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'z', NOW * 2), NOW * 2)).toEqual(
+        interrupted,
+      );
+      // A settled claim records no start either.
+      await log.startIdempotency({ ...taken, after: 1 });
+      expect(await log.claimIdempotency(claimOf('k', 'h', 'z', NOW * 2), NOW * 2)).toEqual(
+        interrupted,
+      );
+    });
+
+    it('gives a started, abandoned claim to one of many concurrent retries, never to run', async () => {
+      const log = await fresh();
+      const dead = claimOf('k', 'h', 'dead', NOW);
+      expect(await log.claimIdempotency(dead, NOW)).toBeUndefined();
+      await log.startIdempotency({ ...dead, after: 3 });
+      const later = NOW + 10_000;
+      const takers = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          log.claimIdempotency(claimOf('k', 'h', `t${index}`, later + 1000), later),
+        ),
+      );
+      expect(takers.filter((taken) => taken === undefined)).toHaveLength(0);
+      const holders = new Set(takers.map((taken) => taken?.claimId));
+      expect(holders.size).toBe(1);
+      expect([...holders][0]).toMatch(/^t\d+$/);
+      for (const taken of takers) expect(taken).toMatchObject({ after: 3, lastSeq: null });
+    });
+
     it('keeps API keys: found by id, listed oldest first, revoked once', async () => {
       const log = await fresh();
       await log.addKey(key('k2', '2026-01-02T00:00:00.000Z', ['approver']));
@@ -335,5 +393,6 @@ function claimOf(key: string, requestHash: string, claimId: string, heldUntil: n
     after: null,
     lastSeq: null,
     response: null,
+    interrupted: false,
   };
 }

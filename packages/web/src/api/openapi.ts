@@ -403,7 +403,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Busy session, stale or already answered reply, lost race */
+        /** @description Busy session, stale or already answered reply, lost race, or the keyed request was interrupted */
         409: {
           headers: {
             [name: string]: unknown;
