@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EventNumberTakenError } from '../src/errors.js';
 import { EventFeed } from '../src/event-feed.js';
 import { followEvents } from '../src/follow.js';
+import { claimReply, recordStart } from '../src/idempotency.js';
 import type {
   ApiKeyRecord,
   ApiKeyStore,
@@ -325,6 +326,34 @@ export function describeSessionLogConformance(
       for (const taken of takers) expect(taken).toMatchObject({ after: 3, lastSeq: null });
     });
 
+    it('runs a taken-over reply again iff no event above its recorded start is stored', async () => {
+      const log = await fresh();
+      await log.append('s1', [{ seq: 1, type: 'REPLY_START', data: '{}' }], 5);
+      const first = claimOf('k', 'h', 'first', NOW);
+      const second = claimOf('j', 'h', 'second', NOW);
+      expect(await log.claimIdempotency(first, NOW)).toBeUndefined();
+      expect(await log.claimIdempotency(second, NOW)).toBeUndefined();
+      // Both recorded the number their reply would start after: the last one, reserved included.
+      expect(await recordStart(log, first, 's1')).toBe(5);
+      expect(await recordStart(log, second, 's1')).toBe(5);
+      const hold = { clock: () => new Date(NOW + 10_000), claimLeaseMs: 1000, logger: silent };
+      // Nothing above 5 stored: the first attempt's reply never started, the retry runs it.
+      const retry = claimOf('k', 'h', 'retry', NOW + 11_000);
+      expect(await claimReply(log, 's1', retry, hold)).toEqual({ kind: 'run' });
+      // Now held by the retry: a later one finds it running.
+      expect(await claimReply(log, 's1', claimOf('k', 'h', 'late', 0), hold)).toEqual({
+        kind: 'earlier',
+        earlier: { ...retry, after: 5 },
+      });
+      // The second attempt's reply stored its first event: its retry settles it, never runs it.
+      await log.append('s1', [{ seq: 6, type: 'REPLY_START', data: '{}' }], 6);
+      const taker = claimOf('j', 'h', 'taker', NOW + 11_000);
+      expect(await claimReply(log, 's1', taker, hold)).toEqual({
+        kind: 'interrupted',
+        claim: { ...taker, after: 5 },
+      });
+    });
+
     it('keeps API keys: found by id, listed oldest first, revoked once', async () => {
       const log = await fresh();
       await log.addKey(key('k2', '2026-01-02T00:00:00.000Z', ['approver']));
@@ -379,6 +408,14 @@ export function describeSessionLogConformance(
   });
 }
 
+/** A logger that drops everything. */
+const silent = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
 /** A moment to measure claims' holds from (epoch ms). */
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -394,5 +431,6 @@ function claimOf(key: string, requestHash: string, claimId: string, heldUntil: n
     lastSeq: null,
     response: null,
     interrupted: false,
+    status: 200,
   };
 }
