@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readFrames } from '../test/support.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer } from './create-server.js';
+import { idempotencyClaim } from './idempotency.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 /** A model that answers at once, or throws when told to; `calls` counts its calls. */
@@ -38,6 +39,8 @@ class ExplodingStore extends InMemorySessionStore {
 }
 
 const authenticate = () => ({ id: 'alice' });
+const quiet = () => undefined;
+const logger = { debug: quiet, info: quiet, warn: quiet, error: quiet };
 const sse = { accept: 'text/event-stream', 'idempotency-key': 'k' };
 const json = { 'idempotency-key': 'k' };
 
@@ -54,8 +57,6 @@ function send(server: ParleyServer, path: string, body: unknown, headers: Record
 /** A server on a fresh store and log, one session, and the path of its replies. */
 async function setUp(model: CountingModel, store = new InMemorySessionStore()) {
   const log = new SqliteServerLog({ path: ':memory:' });
-  const quiet = () => undefined;
-  const logger = { debug: quiet, info: quiet, warn: quiet, error: quiet };
   const server = createServer({
     store,
     log,
@@ -115,6 +116,22 @@ describe('a keyed message whose reply failed', () => {
     expect(retried).toMatchObject({ status: 500, type: 'application/problem+json' });
     expect(JSON.parse(retried.body)).toMatchObject({ code: 'internal' });
     expect(await log.events(id, 0, 100)).toEqual(stored);
+    await close();
+  });
+
+  it('gives a JSON retry of a failure settled with no response (by a build before) a 500', async () => {
+    const model = new CountingModel();
+    const { server, log, id, path, close } = await setUp(model);
+    const message = { input: 'hello' };
+    const hold = { clock: () => new Date(0), claimLeaseMs: 1, logger };
+    const claim = idempotencyClaim('alice', 'k', id, message, hold);
+    if (claim === undefined) throw new Error('no claim');
+    expect(await log.claimIdempotency(claim, 0)).toBeUndefined();
+    await log.settleIdempotency({ ...claim, after: 0, lastSeq: 0, response: null });
+    const retried = await outcome(await send(server, path, message, json));
+    expect(retried).toMatchObject({ status: 500, type: 'application/problem+json' });
+    expect(JSON.parse(retried.body)).toMatchObject({ code: 'internal' });
+    expect(model.calls).toBe(0);
     await close();
   });
 

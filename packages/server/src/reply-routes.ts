@@ -20,7 +20,7 @@ import {
 } from './idempotency.js';
 import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
-import { problemFor } from './problem.js';
+import { problemFor, problemOf, problemResponse } from './problem.js';
 import { parseReplyInput } from './reply-input.js';
 import { sseResponse } from './sse-response.js';
 import { startReply } from './reply-task.js';
@@ -171,7 +171,11 @@ function replayed(
     );
   }
   if (earlier.interrupted) throw new IdempotentRequestInterruptedError(earlier.key, after);
-  if (response === null) throw new IdempotencyKeyError(earlier.key, true);
+  if (response === null) {
+    // Settled without a response: a failure, stored by a build that kept no error response.
+    const problem = problemOf(500, 'internal', 'The server failed to handle the request.');
+    return problemResponse({ problem, headers: {} });
+  }
   const type = earlier.status === 200 ? 'application/json' : 'application/problem+json';
   return new Response(response, { status: earlier.status, headers: { 'Content-Type': type } });
 }
