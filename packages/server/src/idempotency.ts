@@ -37,6 +37,7 @@ export function idempotencyClaim(
     after: null,
     lastSeq: null,
     response: null,
+    status: 200,
     interrupted: false,
   };
 }
@@ -92,12 +93,59 @@ export function keepClaim(log: SessionLog, claim: IdempotentRequest, hold: Claim
 }
 
 /**
- * Whether `earlier`, which `claimOn` gave for `claim`, is a claim this
- * attempt took over from a process that died after its reply had started:
- * the request must not run again, only be settled (`settleInterrupted`).
+ * How a keyed reply's POST goes on once it claimed its key: it `run`s the
+ * request (the first attempt, or one taking over a claim whose reply never
+ * started), gives the `earlier` claim's outcome (or 409/422), or settles as
+ * interrupted a claim it took over from a process that died after the
+ * reply had started (`settleInterrupted`).
  */
-export function tookOverStarted(earlier: IdempotentRequest, claim: IdempotentRequest): boolean {
-  return earlier.claimId === claim.claimId && earlier.after !== null && earlier.lastSeq === null;
+export type ReplyClaim =
+  | { kind: 'run' }
+  | { kind: 'earlier'; earlier: IdempotentRequest }
+  | { kind: 'interrupted'; claim: IdempotentRequest & { after: number } };
+
+/**
+ * Claims `claim` for a reply of `sessionId`. A claim taken over from a
+ * dead process with `after` recorded (`recordStart`) is decided from the
+ * log: its reply started iff an event numbered above `after` is stored. The
+ * reply's first event is stored before anyone sees it, and the runner saves
+ * the user's message only after it, so with none stored nothing of that
+ * attempt was kept and the request runs again. (An event of another reply
+ * of the session stored there counts as started too: a retry never risks
+ * running the request twice.)
+ */
+export async function claimReply(
+  log: SessionLog,
+  sessionId: string,
+  claim: IdempotentRequest,
+  hold: ClaimHold,
+): Promise<ReplyClaim> {
+  const earlier = await claimOn(log, claim, hold);
+  if (earlier === undefined) return { kind: 'run' };
+  const tookOver =
+    earlier.claimId === claim.claimId && earlier.lastSeq === null && earlier.response === null;
+  if (!tookOver) return { kind: 'earlier', earlier };
+  const { after } = earlier;
+  if (after !== null && (await log.events(sessionId, after, 1)).length > 0) {
+    return { kind: 'interrupted', claim: { ...earlier, after } };
+  }
+  return { kind: 'run' };
+}
+
+/**
+ * Records on `claim`, before its reply of `sessionId` starts, the number
+ * that reply will start after: the session's last number now (only one
+ * reply of a session runs at a time, and it numbers its events from the
+ * log's last number). Resolves to that number.
+ */
+export async function recordStart(
+  log: SessionLog,
+  claim: IdempotentRequest,
+  sessionId: string,
+): Promise<number> {
+  const after = await log.lastSeq(sessionId);
+  await log.startIdempotency({ ...claim, after });
+  return after;
 }
 
 /** How many stored events are read at a time while looking for a reply's end. */
@@ -125,7 +173,7 @@ export async function lastStoredOfReply(
 }
 
 /**
- * Settles `claim`, taken over after its reply started (`tookOverStarted`),
+ * Settles `claim`, taken over after its reply started (`claimReply`),
  * as interrupted: its events are those up to `end` (renewing the claim
  * until `end` is known), and it has no JSON response.
  */

@@ -10,6 +10,7 @@ import { readFrames, readText } from '../test/support.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer } from './create-server.js';
 import { idempotencyClaim } from './idempotency.js';
+import type { StoredEvent } from './server-log.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 /** A model that says one word, then hangs until its signal aborts; `calls` counts its calls. */
@@ -150,4 +151,114 @@ describe('a keyed message retried after its first attempt stopped', () => {
     await server.close();
     log.close();
   });
+
+  it('runs a message whose dead attempt recorded where its reply would start, if none did', async () => {
+    const store = new InMemorySessionStore();
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const model = new QuickModel();
+    const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+    const id = await createSession(server);
+    const path = `/v1/sessions/${id}/replies`;
+    expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
+    const message = { input: 'hello' };
+    // The dead attempt recorded the number its reply would start after, then stopped.
+    const dead = await deadClaim(log, 'm3', id, message);
+    await log.startIdempotency({ ...dead, after: await log.lastSeq(id) });
+
+    const response = await send(server, path, message, { 'idempotency-key': 'm3' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ message: { finishedReason: 'completed' } });
+    expect(model.calls).toBe(2);
+    const state = (await store.load(id))?.state;
+    expect(state?.context.filter((entry) => entry.role === 'user')).toHaveLength(2);
+    await server.close();
+    log.close();
+  });
+
+  it('does not run a message whose dead attempt stored its first event', async () => {
+    const store = new InMemorySessionStore();
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const model = new QuickModel();
+    const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+    const id = await createSession(server);
+    const path = `/v1/sessions/${id}/replies`;
+    expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
+    const message = { input: 'hello' };
+    // The dead attempt recorded `after`, stored its REPLY_START, and stopped
+    // before it could say anything more on the claim.
+    const dead = await deadClaim(log, 'm4', id, message);
+    const after = await log.lastSeq(id);
+    await log.startIdempotency({ ...dead, after });
+    const start = { seq: after + 1, type: 'REPLY_START', data: '{"type":"REPLY_START"}' };
+    await log.append(id, [start], after + 1);
+
+    const json = await send(server, path, message, { 'idempotency-key': 'm4' });
+    expect(json.status).toBe(409);
+    expect(await json.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
+    const sse = { accept: 'text/event-stream', 'idempotency-key': 'm4' };
+    const frames = await readFrames(await send(server, path, message, sse));
+    expect(frames.map((frame) => [Number(frame.id), frame.event])).toEqual([
+      [after + 1, 'REPLY_START'],
+    ]);
+    expect(model.calls).toBe(1);
+    const state = (await store.load(id))?.state;
+    expect(state?.context.filter((entry) => entry.role === 'user')).toHaveLength(1);
+    await server.close();
+    log.close();
+  });
 });
+
+describe('a keyed message', () => {
+  it('records on its claim where its reply starts before its first event is stored', async () => {
+    const seen: (number | null | undefined)[] = [];
+    let watching = false;
+    /** A log that reads the claim of key `m5` whenever a REPLY_START is appended, once told to. */
+    class WatchedLog extends SqliteServerLog {
+      override async append(id: string, events: readonly StoredEvent[], reserved: number) {
+        if (watching && events.some((event) => event.type === 'REPLY_START')) {
+          // Another request under the key only reads the claim.
+          const probe = { ...claimProbe, requestHash: 'other' };
+          seen.push((await this.claimIdempotency(probe, 0))?.after);
+        }
+        return super.append(id, events, reserved);
+      }
+    }
+    const claimProbe = {
+      principal: 'alice',
+      key: 'm5',
+      requestHash: '',
+      claimId: 'probe',
+      heldUntil: 0,
+      after: null,
+      lastSeq: null,
+      response: null,
+      status: 200,
+      interrupted: false,
+    };
+    const store = new InMemorySessionStore();
+    const log = new WatchedLog({ path: ':memory:' });
+    const model = new QuickModel();
+    const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+    const id = await createSession(server);
+    const path = `/v1/sessions/${id}/replies`;
+    expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
+    const after = await log.lastSeq(id);
+    watching = true;
+    const response = await send(server, path, { input: 'hello' }, { 'idempotency-key': 'm5' });
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([after]);
+    const [first] = await log.events(id, after, 1);
+    expect(first).toMatchObject({ seq: after + 1, type: 'REPLY_START' });
+    await server.close();
+    log.close();
+  });
+});
+
+/** The claim of `key` that an attempt which died long ago left for `body` on session `id`. */
+async function deadClaim(log: SqliteServerLog, key: string, id: string, body: unknown) {
+  const hold = { clock: () => new Date(0), claimLeaseMs: 1, logger: logTo([]) };
+  const dead = idempotencyClaim('alice', key, id, body, hold);
+  if (dead === undefined) throw new Error('no claim');
+  expect(await log.claimIdempotency(dead, 0)).toBeUndefined();
+  return dead;
+}

@@ -11,6 +11,7 @@ type IdempotencyRow = {
   last_seq: string | null;
   response: string | null;
   interrupted: boolean;
+  status: number;
 };
 
 const numberOrNull = (value: string | null): number | null =>
@@ -27,6 +28,7 @@ function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
     lastSeq: numberOrNull(row.last_seq),
     response: row.response,
     interrupted: row.interrupted,
+    status: row.status,
   };
 }
 
@@ -55,7 +57,7 @@ export class PostgresIdempotency {
       if (claimed.length > 0) return undefined;
       const [row] = await this.query<IdempotencyRow>(
         `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response,
-           interrupted
+           interrupted, status
          FROM ${this.table} WHERE principal = $1 AND key = $2`,
         [request.principal, request.key],
       );
@@ -73,7 +75,7 @@ export class PostgresIdempotency {
          WHERE principal = $3 AND key = $4 AND claim_id = $5
            AND last_seq IS NULL AND response IS NULL AND held_until < $6
          RETURNING principal, key, request_hash, claim_id, held_until, after, last_seq, response,
-           interrupted`,
+           interrupted, status`,
         [request.claimId, request.heldUntil, request.principal, request.key, earlier.claimId, now],
       );
       const [took] = taken;
@@ -105,13 +107,14 @@ export class PostgresIdempotency {
   async settleIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
       `UPDATE ${this.table}
-       SET after = $1, last_seq = $2, response = $3, interrupted = $4
-       WHERE principal = $5 AND key = $6 AND claim_id = $7`,
+       SET after = $1, last_seq = $2, response = $3, interrupted = $4, status = $5
+       WHERE principal = $6 AND key = $7 AND claim_id = $8`,
       [
         request.after,
         request.lastSeq,
         request.response,
         request.interrupted,
+        request.status,
         request.principal,
         request.key,
         request.claimId,

@@ -98,6 +98,14 @@ export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
       ALTER TABLE ${schema}.parley_idempotency
         ADD COLUMN interrupted boolean NOT NULL DEFAULT false;`,
   },
+  {
+    version: 6,
+    name: 'failed idempotent requests',
+    // The HTTP status of a settled claim's response: a failed request keeps its error.
+    sql: (schema) => `
+      ALTER TABLE ${schema}.parley_idempotency
+        ADD COLUMN status integer NOT NULL DEFAULT 200;`,
+  },
 ];
 
 /** Runs `work` in a transaction on a pooled client; a client whose ROLLBACK failed is discarded. */

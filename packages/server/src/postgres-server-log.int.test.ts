@@ -104,6 +104,7 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
       lastSeq: null,
       response: null,
       interrupted: false,
+      status: 200,
     });
     const now = Date.now();
     expect(await log.claimIdempotency(claim('done', 'a', now + 1000), now)).toMatchObject({

@@ -9,17 +9,18 @@ import {
 } from './errors.js';
 import { followEvents } from './follow.js';
 import {
-  claimOn,
+  claimReply,
   idempotencyClaim,
   idempotentOutcome,
   keepClaim,
   lastStoredOfReply,
+  recordStart,
   refuseOtherRequest,
   settleInterrupted,
-  tookOverStarted,
 } from './idempotency.js';
 import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
+import { problemFor, problemOf, problemResponse } from './problem.js';
 import { parseReplyInput } from './reply-input.js';
 import { sseResponse } from './sse-response.js';
 import { startReply } from './reply-task.js';
@@ -136,10 +137,23 @@ async function finalMessage(context: ServerContext, sessionId: string): Promise<
 }
 
 /**
+ * Why a reply's JSON response is an error: the runner threw after the
+ * start, or the reply left no message; `undefined` when it did not fail.
+ */
+function replyFailure(error: unknown, message: Msg | undefined): Error | undefined {
+  if (error !== undefined) {
+    return error instanceof Error ? error : new Error('The reply failed.', { cause: error });
+  }
+  if (message === undefined) return new InvalidRequestError('input', 'The reply left no message.');
+  return undefined;
+}
+
+/**
  * The first outcome of a request sent again with its `Idempotency-Key`: the
- * same events, or the same JSON. Another request under the key is 422; a
- * first request still running is 409, one interrupted (`settleInterrupted`)
- * too, unless the events are asked for.
+ * same events, or the same JSON (a failed request's error response too).
+ * Another request under the key is 422; a first request still running is
+ * 409, one interrupted (`settleInterrupted`) too, unless the events are
+ * asked for.
  */
 function replayed(
   c: Context<ServerEnv>,
@@ -157,8 +171,13 @@ function replayed(
     );
   }
   if (earlier.interrupted) throw new IdempotentRequestInterruptedError(earlier.key, after);
-  if (response === null) throw new IdempotencyKeyError(earlier.key, true);
-  return new Response(response, { status: 200, headers: { 'Content-Type': 'application/json' } });
+  if (response === null) {
+    // Settled without a response: a failure, stored by a build that kept no error response.
+    const problem = problemOf(500, 'internal', 'The server failed to handle the request.');
+    return problemResponse({ problem, headers: {} });
+  }
+  const type = earlier.status === 200 ? 'application/json' : 'application/problem+json';
+  return new Response(response, { status: earlier.status, headers: { 'Content-Type': type } });
 }
 
 function wantsEvents(c: Context<ServerEnv>): boolean {
@@ -218,11 +237,11 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const key = c.req.valid('header')['idempotency-key'];
     const claim = idempotencyClaim(principal.id, key, id, body, context);
     if (claim !== undefined) {
-      const earlier = await claimOn(context.log, claim, context);
-      if (earlier !== undefined && earlier.after !== null && tookOverStarted(earlier, claim)) {
-        return interrupted(c, context, id, { ...earlier, after: earlier.after });
+      const claimed = await claimReply(context.log, id, claim, context);
+      if (claimed.kind === 'interrupted') return interrupted(c, context, id, claimed.claim);
+      if (claimed.kind === 'earlier') {
+        return replayed(c, context, id, claim.requestHash, claimed.earlier);
       }
-      if (earlier !== undefined) return replayed(c, context, id, claim.requestHash, earlier);
     }
     // Renewed while the reply runs: a claim that stops being renewed was abandoned.
     const stopKeeping =
@@ -230,7 +249,10 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     let running: RunningReply;
     // The round trip as a client sees it: from the POST to the reply's first event.
     const stopTimer = context.metrics.roundTrip.startTimer({ kind: parsed.kind });
+    let recorded: number | undefined;
     try {
+      // Before the reply starts: a retry taking the claim over then tells from the log whether it did.
+      if (claim !== undefined) recorded = await recordStart(context.log, claim, id);
       running = await startReply(context.sessions, context.feed, id, parsed.input, principal.id);
       if (parsed.kind === 'answer') context.metrics.answers.inc({ outcome: 'accepted' });
     } catch (error) {
@@ -245,8 +267,8 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const failed = (what: string) => (error: unknown) => {
       logger.error(what, { sessionId: id, error: String(error) });
     };
-    if (claim !== undefined) {
-      // From now on a retry that takes the claim over does not run the reply again.
+    if (claim !== undefined && running.after !== recorded) {
+      // Another reply ran in between: the claim names the number this one started after.
       await context.log
         .startIdempotency({ ...claim, after: running.after })
         .catch(failed('Could not record the start of an idempotent request.'));
@@ -268,9 +290,17 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
         : undefined;
       stopKeeping();
       if (claim !== undefined) {
-        const response = message === undefined ? null : JSON.stringify({ message });
+        // A failed request keeps its error response: a JSON retry gets it again.
+        const failure = replyFailure(outcome.error, message);
+        const problem = failure === undefined ? undefined : problemFor(failure, context.clock());
         await context.log
-          .settleIdempotency({ ...claim, after: running.after, lastSeq: outcome.lastSeq, response })
+          .settleIdempotency({
+            ...claim,
+            after: running.after,
+            lastSeq: outcome.lastSeq,
+            response: JSON.stringify(problem?.problem ?? { message }),
+            status: problem?.problem.status ?? 200,
+          })
           .catch(failed('Could not store the outcome of an idempotent request.'));
       }
       return { ...outcome, message };
@@ -289,14 +319,8 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     }
     stopTimer();
     const outcome = await settled;
-    if (outcome.error !== undefined) {
-      throw outcome.error instanceof Error
-        ? outcome.error
-        : new Error('The reply failed.', { cause: outcome.error });
-    }
-    if (outcome.message === undefined) {
-      throw new InvalidRequestError('input', 'The reply left no message.');
-    }
+    const failure = replyFailure(outcome.error, outcome.message);
+    if (failure !== undefined) throw failure;
     return c.json({ message: outcome.message }, 200);
   });
 

@@ -49,16 +49,19 @@ export interface SessionLog {
    * abandoned by a process that died: it is taken over, in one
    * compare-and-set on its claim id, so of concurrent takers one wins and
    * resolves to `undefined`; the others get the winner's claim. An
-   * abandoned claim whose reply had started (`after` recorded by
-   * `startIdempotency`) is taken over the same way, but the winner gets the
-   * claim back, now held by its `claimId`, instead of `undefined`: the
-   * request must not run again, only be settled with what was stored.
+   * abandoned claim on which a reply was about to start (`after` recorded
+   * by `startIdempotency`) is taken over the same way, but the winner gets
+   * the claim back, now held by its `claimId`, instead of `undefined`: it
+   * looks in the session's events whether that reply started (then the
+   * request must not run again, only be settled with what was stored).
    */
   claimIdempotency(request: IdempotentRequest, now: number): Promise<IdempotentRequest | undefined>;
   /**
    * Records on a claim still held by `request.claimId` and not yet settled
-   * that its reply started: `request.after`, the number before the reply's
-   * first event. From then on a takeover never runs the request again.
+   * that its reply is about to start: `request.after`, the session's last
+   * number before the reply's first event. Written before the reply
+   * starts, so a takeover can tell from the session's events whether it
+   * did (an event numbered above `after` is stored).
    */
   startIdempotency(request: IdempotentRequest): Promise<void>;
   /**
@@ -68,7 +71,7 @@ export interface SessionLog {
   renewIdempotency(request: IdempotentRequest): Promise<boolean>;
   /**
    * Stores the outcome of a claimed request (`after`, `lastSeq`, `response`,
-   * `interrupted`), if its claim is still `request.claimId`'s.
+   * `status`, `interrupted`), if its claim is still `request.claimId`'s.
    */
   settleIdempotency(request: IdempotentRequest): Promise<void>;
   /**
@@ -102,8 +105,9 @@ export type Approval = {
  * asked, which claim runs it (`claimId`, one per attempt) and until when
  * that claim is held unless renewed (`heldUntil`, epoch ms), and once its
  * reply is over, the outcome to give again: the numbers of its events
- * (`after` exclusive to `lastSeq` inclusive) and its JSON response.
- * `after` is recorded as soon as the reply's first event is out;
+ * (`after` exclusive to `lastSeq` inclusive) and its JSON response with its
+ * HTTP `status` (200, or the error's status and problem body when the
+ * request failed). `after` is recorded just before the reply starts;
  * `interrupted` says the process running the reply died before it was
  * over, so the outcome is the events stored until then and no JSON.
  */
@@ -116,6 +120,7 @@ export type IdempotentRequest = {
   after: number | null;
   lastSeq: number | null;
   response: string | null;
+  status: number;
   interrupted: boolean;
 };
 

@@ -11,6 +11,7 @@ type IdempotencyRow = {
   last_seq: number | null;
   response: string | null;
   interrupted: number;
+  status: number;
 };
 
 function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
@@ -24,6 +25,7 @@ function idempotentOfRow(row: IdempotencyRow): IdempotentRequest {
     lastSeq: row.last_seq,
     response: row.response,
     interrupted: row.interrupted !== 0,
+    status: row.status,
   };
 }
 
@@ -42,7 +44,7 @@ export class SqliteIdempotency {
       const earlier = this.database
         .prepare<[string, string], IdempotencyRow>(
           `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response,
-             interrupted
+             interrupted, status
            FROM parley_idempotency WHERE principal = ? AND key = ?`,
         )
         .get(request.principal, request.key);
@@ -118,7 +120,8 @@ export class SqliteIdempotency {
   settleIdempotency(request: IdempotentRequest): Promise<void> {
     this.database
       .prepare(
-        `UPDATE parley_idempotency SET after = ?, last_seq = ?, response = ?, interrupted = ?
+        `UPDATE parley_idempotency
+         SET after = ?, last_seq = ?, response = ?, interrupted = ?, status = ?
          WHERE principal = ? AND key = ? AND claim_id = ?`,
       )
       .run(
@@ -126,6 +129,7 @@ export class SqliteIdempotency {
         request.lastSeq,
         request.response,
         request.interrupted ? 1 : 0,
+        request.status,
         request.principal,
         request.key,
         request.claimId,

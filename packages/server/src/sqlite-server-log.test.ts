@@ -61,6 +61,7 @@ describe('SqliteServerLog migrations', () => {
         ALTER TABLE parley_idempotency DROP COLUMN claim_id;
         ALTER TABLE parley_idempotency DROP COLUMN held_until;
         ALTER TABLE parley_idempotency DROP COLUMN interrupted;
+        ALTER TABLE parley_idempotency DROP COLUMN status;
         UPDATE parley_server_schema SET version = 3;
         INSERT INTO parley_idempotency VALUES ('alice', 'done', 'h', 1, 3, '"ok"');
         INSERT INTO parley_idempotency VALUES ('alice', 'running', 'h', NULL, NULL, NULL);`);
@@ -76,10 +77,12 @@ describe('SqliteServerLog migrations', () => {
         lastSeq: null,
         response: null,
         interrupted: false,
+        status: 200,
       });
       expect(await log.claimIdempotency(claim('done'), 1000)).toMatchObject({
         lastSeq: 3,
         response: '"ok"',
+        status: 200,
       });
       // Its process is gone (one process writes the file): a retry takes it over.
       expect(await log.claimIdempotency(claim('running'), 1000)).toBeUndefined();

@@ -53,6 +53,8 @@ const migrations: readonly string[] = [
    ALTER TABLE parley_idempotency ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0;`,
   // Whether the reply of a settled claim was cut off by its process dying.
   'ALTER TABLE parley_idempotency ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;',
+  // The HTTP status of a settled claim's response: a failed request keeps its error.
+  'ALTER TABLE parley_idempotency ADD COLUMN status INTEGER NOT NULL DEFAULT 200;',
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
