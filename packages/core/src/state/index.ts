@@ -1,8 +1,9 @@
-export type { AgentState, RaisedCall, ReplyState } from './types.js';
+export type { AgentState, RaisedCall, ReplyState, StoredStateHead } from './types.js';
 export { AGENT_STATE_VERSION } from './types.js';
 export { parseAgentState, serializeAgentState } from './parse.js';
 export {
   agentStateHeadSchema,
+  storedStateHeadSchema,
   agentStateSchema,
   permissionContextSchema,
   replyStateSchema,

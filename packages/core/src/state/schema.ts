@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { messageSchema, metadataSchema, permissionRuleSchema } from '../message/index.js';
 import type { PermissionContext } from '../permission/index.js';
 import { findStateProblems } from './invariants.js';
-import type { AgentState, ReplyState } from './types.js';
+import type { AgentState, ReplyState, StoredStateHead } from './types.js';
 import { AGENT_STATE_VERSION } from './types.js';
 
 // Strict objects: a stored state with keys this version does not know is
@@ -53,6 +53,29 @@ const agentStateShape = z.strictObject({
 export const agentStateHeadSchema: z.ZodType<Omit<AgentState, 'context'>> = agentStateShape.omit({
   context: true,
 });
+
+/** The permission context a stored head leaves out: the default mode, no directories, no rules. */
+const defaultPermission = (): PermissionContext => ({
+  mode: 'default',
+  workingDirectories: [],
+  allowRules: [],
+  denyRules: [],
+  askRules: [],
+});
+
+/**
+ * Validates a head as a store writes it (`serializeStateHead`): the head of
+ * `agentStateHeadSchema`, where `permission` may be left out (it is then the
+ * default: mode `default`, no directories, no rules) and so may the reply's
+ * `replyId` (it is then the id of the last message, which
+ * `joinStateHead` fills in). A head in the full form is valid too.
+ */
+export const storedStateHeadSchema: z.ZodType<StoredStateHead> = agentStateShape
+  .omit({ context: true })
+  .extend({
+    permission: permissionContext.default(defaultPermission),
+    reply: replyState.extend({ replyId: z.string().exactOptional() }).nullable(),
+  });
 
 /**
  * Validates a `PermissionContext` (the permission part of a stored state),

@@ -51,3 +51,13 @@ export type AgentState = {
    */
   metadata?: Record<string, unknown>;
 };
+
+/**
+ * A state's head (everything but `context`) as read back from a store's
+ * head row: the reply's `replyId` may be absent, as the stored head leaves
+ * it out when it is the id of the last message (see `serializeStateHead`);
+ * `joinStateHead` fills it in.
+ */
+export type StoredStateHead = Omit<AgentState, 'context' | 'reply'> & {
+  reply: (Omit<ReplyState, 'replyId'> & { replyId?: string }) | null;
+};
