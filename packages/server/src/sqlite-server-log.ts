@@ -49,6 +49,16 @@ const migrations: readonly string[] = [
   // no holder that renews it; one process writes this file, so it is over.
   `ALTER TABLE parley_idempotency ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';
    ALTER TABLE parley_idempotency ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0;`,
+  // Events in a rowid table, so the appends of a commit land together at its
+  // end rather than each in its session's page of the clustered key (fewer
+  // pages written); (session_id, seq) stays unique through an index.
+  `CREATE TABLE parley_session_events_by_rowid (
+     session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);
+   INSERT INTO parley_session_events_by_rowid (session_id, seq, type, data)
+     SELECT session_id, seq, type, data FROM parley_session_events ORDER BY session_id, seq;
+   DROP TABLE parley_session_events;
+   ALTER TABLE parley_session_events_by_rowid RENAME TO parley_session_events;
+   CREATE UNIQUE INDEX parley_session_events_seq ON parley_session_events (session_id, seq);`,
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -130,6 +140,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     findKey: Database.Statement<[string], KeyRow>;
     insertEvent: Database.Statement<[string, number, string, string]>;
     reserve: Database.Statement<[string, number]>;
+    lowerReservation: Database.Statement<[number, string, number]>;
   };
   /** Appends and index updates, committed a turn of the event loop at a time. */
   private readonly writes: GroupCommit;
@@ -163,9 +174,14 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       insertEvent: this.database.prepare(
         'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
       ),
+      // Rewrites the row only when the reservation changes.
       reserve: this.database.prepare(
         `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
-         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
+         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
+         WHERE reserved <> excluded.reserved`,
+      ),
+      lowerReservation: this.database.prepare(
+        `UPDATE parley_session_event_heads SET reserved = ? WHERE session_id = ? AND reserved > ?`,
       ),
     };
   }
@@ -238,20 +254,26 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     reservedThrough: number,
   ): Promise<void> {
     return this.writes.run(() => {
+      let top = 0;
       for (const event of events) {
         try {
           this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
         } catch (error) {
           if (
             error instanceof Database.SqliteError &&
-            error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+            (error.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+              error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
           ) {
             throw new EventNumberTakenError(sessionId);
           }
           throw error;
         }
+        top = Math.max(top, event.seq);
       }
-      this.statements.reserve.run(sessionId, reservedThrough);
+      // Numbers up to the events' own are held by their rows: a reservation
+      // row is written only to reach past them, or to give numbers back.
+      if (reservedThrough > top) this.statements.reserve.run(sessionId, reservedThrough);
+      else this.statements.lowerReservation.run(reservedThrough, sessionId, reservedThrough);
     });
   }
 
