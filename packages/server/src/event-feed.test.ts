@@ -1,5 +1,6 @@
 import {
   replyStartEvent,
+  requireUserConfirmEvent,
   textBlockDeltaEvent,
   textBlockEndEvent,
   textBlockStartEvent,
@@ -23,7 +24,16 @@ function* textReply(deltas: number): Generator<AgentEvent> {
   yield textBlockEndEvent({ replyId, blockId: 'b1' });
 }
 
+/** `events` one at a time, each a turn of the event loop after the one before. */
 async function* live(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
+  for (const event of events) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    yield event;
+  }
+}
+
+/** `events` all at hand: each follows the one before through promises only. */
+async function* atHand(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
   for (const event of events) yield await Promise.resolve(event);
 }
 
@@ -59,6 +69,37 @@ describe('EventFeed', () => {
     expect(log.appends).toBe(2 + 4 + 1 + 1);
     const next = await drain(feed.record('s1', live(textReply(1))));
     expect(next[0]?.seq).toBe(204);
+  });
+
+  it('stores the events a runner has at hand in one append, and shows none before it', async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const shown: { seq: number; stored: number }[] = [];
+    const subscription = feed.subscribe('s1', (event) => {
+      shown.push({ seq: event.seq, stored: log.appends });
+    });
+    const recorded = await drain(feed.record('s1', atHand(textReply(3))));
+    subscription.unsubscribe();
+    expect(recorded.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(log.appends).toBe(1);
+    expect(shown).toEqual(recorded.map((event) => ({ seq: event.seq, stored: 1 })));
+    expect(await log.events('s1', 0, 100)).toEqual(recorded);
+    expect(await log.lastSeq('s1')).toBe(6);
+  });
+
+  it("stores and shows a reply's last event before asking the runner for more", async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const asked: number[] = [];
+    async function* parking(): AsyncGenerator<AgentEvent> {
+      yield replyStartEvent({ sessionId: 's1', replyId, name: 'assistant', role: 'assistant' });
+      yield requireUserConfirmEvent({ replyId, toolCalls: [] });
+      // The runner lets go of the session once asked past its last event.
+      asked.push(log.appends);
+    }
+    const recorded = await drain(feed.record('s1', parking()));
+    expect(recorded.map((event) => event.type)).toEqual(['REPLY_START', 'REQUIRE_USER_CONFIRM']);
+    expect(asked).toEqual([1]);
   });
 
   it('gives a follower every event once, in order: stored, then pending, then live', async () => {
