@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Msg } from '@parley/core';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { ForbiddenError, IdempotencyKeyError, InvalidRequestError } from './errors.js';
-import { followEvents } from './follow.js';
+import { followEventBatches } from './follow.js';
 import {
   claimOn,
   idempotencyClaim,
@@ -15,10 +14,11 @@ import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
 import { parseReplyInput } from './reply-input.js';
 import { startReply } from './reply-task.js';
+import { sseResponse } from './sse-response.js';
 import type { RunningReply } from './reply-task.js';
 import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
 import { indexWaiting, visibleSession } from './server-context.js';
-import type { IdempotentRequest, StoredEvent } from './server-log.js';
+import type { IdempotentRequest } from './server-log.js';
 import {
   approvalsSchema,
   eventsHeadersSchema,
@@ -117,71 +117,6 @@ function afterOf(header: string | undefined, query: string | undefined): number 
   return Number(given.trim());
 }
 
-/**
- * An abort signal for a stream: the client went away, or the server is
- * closing. `release` takes its listeners off the request's and the server's
- * signals once the stream is over.
- */
-function streamSignal(
-  c: Context<ServerEnv>,
-  closing: AbortSignal,
-): { controller: AbortController; release: () => void } {
-  const controller = new AbortController();
-  const stop = (): void => {
-    controller.abort();
-  };
-  const request = c.req.raw.signal;
-  request.addEventListener('abort', stop);
-  closing.addEventListener('abort', stop);
-  if (request.aborted || closing.aborted) stop();
-  return {
-    controller,
-    release: () => {
-      request.removeEventListener('abort', stop);
-      closing.removeEventListener('abort', stop);
-    },
-  };
-}
-
-/** Streams `events` as SSE frames, with `: ping` comments in between; `onFirst` once the first is written. */
-function sseResponse(
-  c: Context<ServerEnv>,
-  context: ServerContext,
-  events: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
-  onFirst?: () => void,
-): Response {
-  return streamSSE(c, async (stream) => {
-    const { controller, release } = streamSignal(c, context.closing);
-    let ended: () => void = () => undefined;
-    const open = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
-    context.streams.add(open);
-    stream.onAbort(() => {
-      controller.abort();
-    });
-    context.metrics.sseClients.inc();
-    const ping = setInterval(() => {
-      void stream.write(': ping\n\n');
-    }, context.pingMs);
-    try {
-      let first = onFirst;
-      for await (const event of events(controller.signal)) {
-        await stream.writeSSE({ id: String(event.seq), event: event.type, data: event.data });
-        first?.();
-        first = undefined;
-      }
-    } finally {
-      clearInterval(ping);
-      controller.abort();
-      release();
-      context.metrics.sseClients.dec();
-      context.streams.delete(open);
-      ended();
-    }
-  });
-}
-
 /** The reply's final message; a parked reply's message so far, marked as waiting. */
 async function finalMessage(context: ServerContext, sessionId: string): Promise<Msg | undefined> {
   const state = (await context.store.load(sessionId))?.state;
@@ -207,7 +142,14 @@ function replayed(
   if (after === null || lastSeq === null) throw new IdempotencyKeyError(earlier.key, true);
   if (wantsEvents(c)) {
     return sseResponse(c, context, (signal) =>
-      followEvents(context.log, context.feed, sessionId, after, signal, Promise.resolve(lastSeq)),
+      followEventBatches(
+        context.log,
+        context.feed,
+        sessionId,
+        after,
+        signal,
+        Promise.resolve(lastSeq),
+      ),
     );
   }
   if (response === null) throw new IdempotencyKeyError(earlier.key, true);
@@ -263,7 +205,9 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const settled = running.done.then(async (outcome) => {
       // The JSON response reports a failure itself; a stream's client only sees it end.
       if (outcome.error !== undefined && streaming) failed('A reply failed.')(outcome.error);
-      await indexWaiting(context, id).catch(failed('Could not refresh the approvals index.'));
+      await indexWaiting(context, id, outcome.ended).catch(
+        failed('Could not refresh the approvals index.'),
+      );
       // Only a JSON response, or a keyed request's stored outcome, needs the message.
       const needed = outcome.error === undefined && (!streaming || claim !== undefined);
       // Never rejects: close() and the stream's end wait on this.
@@ -290,7 +234,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       return sseResponse(
         c,
         context,
-        (signal) => followEvents(context.log, context.feed, id, running.after, signal, end),
+        (signal) => followEventBatches(context.log, context.feed, id, running.after, signal, end),
         () => stopTimer(),
       );
     }
@@ -341,7 +285,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     await visibleSession(context, c.get('principal'), id);
     const after = afterOf(c.req.header('last-event-id'), c.req.valid('query').after);
     return sseResponse(c, context, (signal) =>
-      followEvents(context.log, context.feed, id, after, signal),
+      followEventBatches(context.log, context.feed, id, after, signal),
     );
   });
 }
