@@ -62,6 +62,11 @@ const migrations: readonly string[] = [
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
+/** A session's highest stored event number, and the number reserved through (0 for none). */
+type Head = { stored: number; reserved: number };
+
+/** How many sessions' heads `lastSeq` keeps in memory. */
+const HEADS_KEPT = 4096;
 type WaitingRow = {
   session_id: string;
   reply_id: string;
@@ -134,7 +139,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   private readonly statements: {
     session: Database.Statement<[string], SessionRow>;
     events: Database.Statement<[string, number, number], StoredEvent>;
-    lastSeq: Database.Statement<[string, string], { last: number | null }>;
+    lastSeq: Database.Statement<[string, string], Head>;
     clearWaiting: Database.Statement<[string]>;
     insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
     findKey: Database.Statement<[string], KeyRow>;
@@ -144,6 +149,12 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   };
   /** Appends and index updates, committed a turn of the event loop at a time. */
   private readonly writes: GroupCommit;
+  /**
+   * The highest stored number and the reservation of sessions read or
+   * appended lately (one process writes the file, so they stay true):
+   * `lastSeq` of a session just recorded needs no read.
+   */
+  private readonly heads = new Map<string, Head>();
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
@@ -161,9 +172,10 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
          WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       ),
       lastSeq: this.database.prepare(
-        `SELECT max(
-           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
-           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
+        `SELECT
+           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0) AS stored,
+           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)
+             AS reserved`,
       ),
       clearWaiting: this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?'),
       insertWaiting: this.database.prepare(
@@ -253,8 +265,9 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    return this.writes.run(() => {
-      let top = 0;
+    let top = 0;
+    const written = this.writes.run(() => {
+      top = 0;
       for (const event of events) {
         try {
           this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
@@ -275,6 +288,14 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       if (reservedThrough > top) this.statements.reserve.run(sessionId, reservedThrough);
       else this.statements.lowerReservation.run(reservedThrough, sessionId, reservedThrough);
     });
+    return written.then(() => {
+      // What the statements did to the head known before, once committed.
+      const head = this.heads.get(sessionId);
+      if (head === undefined) return;
+      const reserved =
+        reservedThrough > top ? reservedThrough : Math.min(head.reserved, reservedThrough);
+      this.remember(sessionId, { stored: Math.max(head.stored, top), reserved });
+    });
   }
 
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
@@ -282,8 +303,22 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   lastSeq(sessionId: string): Promise<number> {
-    const row = this.statements.lastSeq.get(sessionId, sessionId);
-    return Promise.resolve(row?.last ?? 0);
+    let head = this.heads.get(sessionId);
+    if (head === undefined) {
+      head = this.statements.lastSeq.get(sessionId, sessionId) ?? { stored: 0, reserved: 0 };
+      this.remember(sessionId, head);
+    }
+    return Promise.resolve(Math.max(head.stored, head.reserved));
+  }
+
+  /** Keeps `head` for `sessionId`, forgetting the oldest past `HEADS_KEPT`. */
+  private remember(sessionId: string, head: Head): void {
+    this.heads.delete(sessionId);
+    this.heads.set(sessionId, head);
+    if (this.heads.size > HEADS_KEPT) {
+      const oldest = this.heads.keys().next();
+      if (oldest.done !== true) this.heads.delete(oldest.value);
+    }
   }
 
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
