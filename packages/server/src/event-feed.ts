@@ -45,6 +45,13 @@ const lastTypes: ReadonlySet<string> = new Set([
 const BATCH = 256;
 
 /**
+ * Events wait for company at most this long (ms): a runner busy without
+ * waiting (synchronous saves, a tool computing) still shows its events as
+ * it goes.
+ */
+const HOLD_MS = 10;
+
+/**
  * What `promise` resolves to if it does so before the event loop's next
  * turn (through microtasks only: the runner had it at hand), else
  * `undefined`. `promise` must not reject.
@@ -73,9 +80,11 @@ const pulled = (next: Promise<IteratorResult<AgentEvent>>): Promise<Pulled> =>
  * Every event gets the next number of its session; a non-delta event is
  * stored before anyone sees it, together with the deltas before it (one
  * transaction), so a streamed text costs a commit per block, not per token.
- * The events a runner gives within one turn of the event loop (without
- * waiting on anything but promises already settled) are stored together,
- * in one append, and shown together after it. Before a delta is handed out
+ * After a reply's first event (stored and shown alone: its stream opens on
+ * it), the events a runner gives within one turn of the event loop
+ * (without waiting on anything but promises already settled, and for at
+ * most `HOLD_MS`) are stored together, in one append, and shown together
+ * after it. Before a delta is handed out
  * under a number that is not yet stored, the number is reserved in the log
  * (a block of them at a time), so after a crash the numbers clients saw
  * are not handed out again.
@@ -149,6 +158,8 @@ export class EventFeed {
     let last = 0;
     let reserved = 0;
     let flushedAt = Date.now();
+    /** When the first of the events held now was numbered. */
+    let heldSince = 0;
     /** Stores the deltas handed out and the events held, then shows and yields those. */
     const publish = async function* (feed: EventFeed) {
       // A delta last: more may follow, to be shown before they are stored,
@@ -168,6 +179,7 @@ export class EventFeed {
     try {
       last = await this.log.lastSeq(sessionId);
       reserved = last;
+      const first = last + 1;
       for (;;) {
         const event = step.value;
         last += 1;
@@ -186,8 +198,11 @@ export class EventFeed {
           this.show(channel, [stored]);
           yield stored;
         } else {
+          if (held.length === 0) heldSince = Date.now();
           held.push(stored);
-          if (!lastTypes.has(event.type) && held.length < BATCH) {
+          // The first event goes out alone: the reply's stream opens on it.
+          const alone = last === first || lastTypes.has(event.type);
+          if (!alone && held.length < BATCH && Date.now() - heldSince < HOLD_MS) {
             // What the runner has at hand goes into the same commit.
             const upcoming = pulled(iterator.next());
             next = await withinTurn(upcoming);
