@@ -90,6 +90,25 @@ describe('EventFeed', () => {
     expect(await log.lastSeq('s1')).toBe(6);
   });
 
+  it('stores and yields the events at hand before a runner failure, then throws it', async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    async function* failing(): AsyncGenerator<AgentEvent> {
+      yield* atHand(textReply(2));
+      throw new Error('the model went away');
+    }
+    const recorded: StoredEvent[] = [];
+    const failure = await (async () => {
+      for await (const event of feed.record('s1', failing())) recorded.push(event);
+    })().catch((error: unknown) => error);
+    expect(failure).toEqual(new Error('the model went away'));
+    expect(recorded.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(await log.events('s1', 0, 100)).toEqual(recorded);
+    expect(await log.lastSeq('s1')).toBe(5);
+    // The session is free again.
+    expect((await drain(feed.record('s1', atHand(textReply(0)))))[0]?.seq).toBe(6);
+  });
+
   it("stores and shows a reply's last event before asking the runner for more", async () => {
     const log = new CountingLog({ path: ':memory:' });
     const feed = new EventFeed(log);
