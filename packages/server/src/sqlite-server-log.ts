@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
 import { EventNumberTakenError } from './errors.js';
+import { EventHeads } from './event-heads.js';
+import type { EventHead } from './event-heads.js';
 import { GroupCommit } from './group-commit.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
@@ -62,11 +64,6 @@ const migrations: readonly string[] = [
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
-/** A session's highest stored event number, and the number reserved through (0 for none). */
-type Head = { stored: number; reserved: number };
-
-/** How many sessions' heads `lastSeq` keeps in memory. */
-const HEADS_KEPT = 4096;
 type WaitingRow = {
   session_id: string;
   reply_id: string;
@@ -139,7 +136,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   private readonly statements: {
     session: Database.Statement<[string], SessionRow>;
     events: Database.Statement<[string, number, number], StoredEvent>;
-    lastSeq: Database.Statement<[string, string], Head>;
+    lastSeq: Database.Statement<[string, string], EventHead>;
     clearWaiting: Database.Statement<[string]>;
     insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
     findKey: Database.Statement<[string], KeyRow>;
@@ -149,12 +146,8 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   };
   /** Appends and index updates, committed a turn of the event loop at a time. */
   private readonly writes: GroupCommit;
-  /**
-   * The highest stored number and the reservation of sessions read or
-   * appended lately (one process writes the file, so they stay true):
-   * `lastSeq` of a session just recorded needs no read.
-   */
-  private readonly heads = new Map<string, Head>();
+  /** Sessions' heads read or appended lately: one process writes the file, so they stay true. */
+  private readonly heads = new EventHeads();
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
@@ -265,9 +258,8 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    let top = 0;
+    const top = events.reduce((highest, event) => Math.max(highest, event.seq), 0);
     const written = this.writes.run(() => {
-      top = 0;
       for (const event of events) {
         try {
           this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
@@ -281,21 +273,13 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
           }
           throw error;
         }
-        top = Math.max(top, event.seq);
       }
       // Numbers up to the events' own are held by their rows: a reservation
       // row is written only to reach past them, or to give numbers back.
       if (reservedThrough > top) this.statements.reserve.run(sessionId, reservedThrough);
       else this.statements.lowerReservation.run(reservedThrough, sessionId, reservedThrough);
     });
-    return written.then(() => {
-      // What the statements did to the head known before, once committed.
-      const head = this.heads.get(sessionId);
-      if (head === undefined) return;
-      const reserved =
-        reservedThrough > top ? reservedThrough : Math.min(head.reserved, reservedThrough);
-      this.remember(sessionId, { stored: Math.max(head.stored, top), reserved });
-    });
+    return written.then(() => this.heads.appended(sessionId, top, reservedThrough));
   }
 
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
@@ -306,19 +290,9 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     let head = this.heads.get(sessionId);
     if (head === undefined) {
       head = this.statements.lastSeq.get(sessionId, sessionId) ?? { stored: 0, reserved: 0 };
-      this.remember(sessionId, head);
+      this.heads.remember(sessionId, head);
     }
     return Promise.resolve(Math.max(head.stored, head.reserved));
-  }
-
-  /** Keeps `head` for `sessionId`, forgetting the oldest past `HEADS_KEPT`. */
-  private remember(sessionId: string, head: Head): void {
-    this.heads.delete(sessionId);
-    this.heads.set(sessionId, head);
-    if (this.heads.size > HEADS_KEPT) {
-      const oldest = this.heads.keys().next();
-      if (oldest.done !== true) this.heads.delete(oldest.value);
-    }
   }
 
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
