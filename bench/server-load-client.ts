@@ -3,7 +3,8 @@
 // stdin: { url, token, clients, answers: [sessionId, body][] }; sends each
 // answer as a POST with Accept: text/event-stream, at most `clients` at a
 // time, reads each stream to its end (eventsource-parser) and writes one
-// JSON line: { latencies (ms, POST to first event), elapsed (ms), ended }.
+// JSON line: { latencies (ms, POST to first event), elapsed (ms), ended,
+// cpu (ms of this process's CPU while answering) }.
 //
 //   node --import tsx bench/server-load-client.ts < job.json
 import { performance } from 'node:perf_hooks';
@@ -47,6 +48,7 @@ async function answer([id, body]: [string, unknown]): Promise<void> {
 }
 
 const started = performance.now();
+const cpu = process.cpuUsage();
 let next = 0;
 await Promise.all(
   Array.from({ length: job.clients }, async () => {
@@ -55,6 +57,7 @@ await Promise.all(
     }
   }),
 );
-process.stdout.write(
-  `${JSON.stringify({ latencies, elapsed: performance.now() - started, ended })}\n`,
-);
+const used = process.cpuUsage(cpu);
+const elapsed = performance.now() - started;
+const cpuMs = (used.user + used.system) / 1000;
+process.stdout.write(`${JSON.stringify({ latencies, elapsed, ended, cpu: cpuMs })}\n`);

@@ -13,6 +13,8 @@
 // of store, in this process, from the call until its first event. Both run
 // ROUNDS times (default 2), alternating; the target is HTTP throughput ≥
 // 50% of in-process. SYNC=NORMAL runs both without a sync per commit.
+// Each side also prints the CPU time per answer of this process (and over
+// HTTP of the clients' process), steadier than throughput on a busy machine.
 //
 // Memory, on a server of its own: RSS (after a full GC) per 1,000 idle SSE
 // clients (IDLE, default 1,000, held open by a child process, so only the
@@ -130,10 +132,21 @@ async function profileAs(on: boolean, side: string): Promise<() => Promise<void>
   };
 }
 
-/** One side's numbers: answers per second and the first-event latencies. */
-type Outcome = { perSecond: number; p50: number; p99: number };
+/**
+ * One side's numbers: answers per second, the first-event latencies, and
+ * the CPU time (ms, user and system) per answer of this process and, over
+ * HTTP, of the clients' process: steadier than throughput on a busy machine.
+ */
+type Outcome = { perSecond: number; p50: number; p99: number; cpu: number; clientCpu?: number };
 
-const outcomeOf = (latencies: number[], elapsed: number): Outcome => ({
+/** CPU milliseconds (user and system) this process has used since `since`. */
+const cpuSince = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+const outcomeOf = (latencies: number[], elapsed: number, cpu: number): Outcome => ({
+  cpu: cpu / latencies.length,
   perSecond: (latencies.length * 1000) / elapsed,
   p50: quantile(latencies, 0.5),
   p99: quantile(latencies, 0.99),
@@ -149,6 +162,7 @@ async function inProcess(backend: Backend, round: number, profile: boolean): Pro
   });
   const stopProfile = await profileAs(profile, 'in-process');
   const latencies: number[] = [];
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await inPool(ids, CLIENTS, async (id) => {
     const sent = performance.now();
@@ -162,8 +176,9 @@ async function inProcess(backend: Backend, round: number, profile: boolean): Pro
     if (!ended) throw new Error('the in-process reply did not end');
   });
   const elapsed = performance.now() - started;
+  const used = cpuSince(cpu);
   await stopProfile();
-  return outcomeOf(latencies, elapsed);
+  return outcomeOf(latencies, elapsed, used);
 }
 
 /** A server on `backend` with two API keys, listening on loopback. */
@@ -252,6 +267,8 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
     const stopProfile = await profileAs(profile, 'http');
     let latencies: number[] = [];
     let elapsed = 0;
+    let clientCpu: number | undefined;
+    const cpu = process.cpuUsage();
     if (INLINE_CLIENTS) {
       const started = performance.now();
       await inPool([...answers], CLIENTS, async ([id, answer]) => {
@@ -272,9 +289,14 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
       const done = await clientProcess(job);
       if (done.ended !== answers.size) throw new Error(`${done.ended} replies ended, not all`);
       ({ latencies, elapsed } = done);
+      clientCpu = done.cpu / done.ended;
     }
+    const used = cpuSince(cpu);
     await stopProfile();
-    return outcomeOf(latencies, elapsed);
+    return {
+      ...outcomeOf(latencies, elapsed, used),
+      ...(clientCpu === undefined ? {} : { clientCpu }),
+    };
   } finally {
     await served.server.close();
   }
@@ -285,6 +307,7 @@ async function clientProcess(job: unknown): Promise<{
   latencies: number[];
   elapsed: number;
   ended: number;
+  cpu: number;
 }> {
   const script = fileURLToPath(new URL('./server-load-client.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -294,7 +317,7 @@ async function clientProcess(job: unknown): Promise<{
   const output = await text(child.stdout);
   const code = await new Promise((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`the client process exited with ${String(code)}`);
-  return JSON.parse(output) as { latencies: number[]; elapsed: number; ended: number };
+  return JSON.parse(output) as { latencies: number[]; elapsed: number; ended: number; cpu: number };
 }
 
 /** Idle SSE clients held open by a child process, until `release` is called. */
@@ -415,7 +438,10 @@ try {
   console.log(
     `server-load: ${SESSIONS} sessions parked, answered by ${CLIENTS} concurrent clients; ${label}`,
   );
-  console.log(`  ${'round'.padEnd(7)}${'side'.padEnd(20)}answers/s   p50 first event   p99`);
+  console.log(
+    `  ${'round'.padEnd(7)}${'side'.padEnd(20)}answers/s   p50 first event           p99` +
+      `   CPU per answer`,
+  );
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const local = await maker(`local-${round}`);
@@ -427,9 +453,11 @@ try {
       ['in-process', baseline],
       ['HTTP + SSE', http],
     ] as const) {
+      const clients = outcome.clientCpu === undefined ? '' : ` (clients ${ms(outcome.clientCpu)})`;
       console.log(
         `  ${String(round).padEnd(7)}${side.padEnd(20)}${outcome.perSecond.toFixed(0).padStart(9)}` +
-          `   ${ms(outcome.p50).padStart(15)}   ${ms(outcome.p99)}`,
+          `   ${ms(outcome.p50).padStart(15)}   ${ms(outcome.p99).padStart(11)}` +
+          `   ${ms(outcome.cpu)}${clients}`,
       );
     }
     ratios.push(http.perSecond / baseline.perSecond);

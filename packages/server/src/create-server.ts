@@ -5,11 +5,10 @@ import type { ServerType } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Sessions } from '@parley/core';
 import type { Logger, MayAnswer, SessionStore, SessionsOptions } from '@parley/core';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { registerAguiRoutes } from './agui/agui-route.js';
 import { FrontendTools } from './agui/frontend-tools.js';
-import { BodyTooLargeError, InvalidRequestError, UnauthenticatedError } from './errors.js';
+import { InvalidRequestError, UnauthenticatedError } from './errors.js';
 import { EventFeed } from './event-feed.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { startExpiryTimer } from './expiry-timer.js';
@@ -22,7 +21,7 @@ import { registerReplyRoutes } from './reply-routes.js';
 import type { ServerContext, ServerEnv } from './server-context.js';
 import type { SessionLog } from './server-log.js';
 import { registerSessionRoutes } from './session-routes.js';
-import { requestGuards } from './request-guards.js';
+import { bodySizeLimit, requestGuards } from './request-guards.js';
 import { ShuttingDownError } from './service-errors.js';
 import { shutDown } from './shutdown.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
@@ -205,15 +204,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     c.set('principal', principal);
     return next();
   });
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: limit,
-      onError: () => {
-        throw new BodyTooLargeError(limit);
-      },
-    }),
-  );
+  app.use('/v1/*', bodySizeLimit(limit));
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
   registerAguiRoutes(app, context, frontend);

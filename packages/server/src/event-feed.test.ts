@@ -1,5 +1,6 @@
 import {
   replyStartEvent,
+  requireUserConfirmEvent,
   textBlockDeltaEvent,
   textBlockEndEvent,
   textBlockStartEvent,
@@ -23,7 +24,16 @@ function* textReply(deltas: number): Generator<AgentEvent> {
   yield textBlockEndEvent({ replyId, blockId: 'b1' });
 }
 
+/** `events` one at a time, each a turn of the event loop after the one before. */
 async function* live(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
+  for (const event of events) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    yield event;
+  }
+}
+
+/** `events` all at hand: each follows the one before through promises only. */
+async function* atHand(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
   for (const event of events) yield await Promise.resolve(event);
 }
 
@@ -59,6 +69,59 @@ describe('EventFeed', () => {
     expect(log.appends).toBe(2 + 4 + 1 + 1);
     const next = await drain(feed.record('s1', live(textReply(1))));
     expect(next[0]?.seq).toBe(204);
+  });
+
+  it('stores the events a runner has at hand after the first in one append, shown after it', async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const shown: { seq: number; stored: number }[] = [];
+    const subscription = feed.subscribe('s1', (event) => {
+      shown.push({ seq: event.seq, stored: log.appends });
+    });
+    const recorded = await drain(feed.record('s1', atHand(textReply(3))));
+    subscription.unsubscribe();
+    expect(recorded.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    // The first event alone (the reply's stream opens on it), then the rest together.
+    expect(log.appends).toBe(2);
+    expect(shown).toEqual(
+      recorded.map((event) => ({ seq: event.seq, stored: event.seq === 1 ? 1 : 2 })),
+    );
+    expect(await log.events('s1', 0, 100)).toEqual(recorded);
+    expect(await log.lastSeq('s1')).toBe(6);
+  });
+
+  it('stores and yields the events at hand before a runner failure, then throws it', async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    async function* failing(): AsyncGenerator<AgentEvent> {
+      yield* atHand(textReply(2));
+      throw new Error('the model went away');
+    }
+    const recorded: StoredEvent[] = [];
+    const failure = await (async () => {
+      for await (const event of feed.record('s1', failing())) recorded.push(event);
+    })().catch((error: unknown) => error);
+    expect(failure).toEqual(new Error('the model went away'));
+    expect(recorded.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(await log.events('s1', 0, 100)).toEqual(recorded);
+    expect(await log.lastSeq('s1')).toBe(5);
+    // The session is free again.
+    expect((await drain(feed.record('s1', atHand(textReply(0)))))[0]?.seq).toBe(6);
+  });
+
+  it("stores and shows a reply's last event before asking the runner for more", async () => {
+    const log = new CountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const asked: number[] = [];
+    async function* parking(): AsyncGenerator<AgentEvent> {
+      yield replyStartEvent({ sessionId: 's1', replyId, name: 'assistant', role: 'assistant' });
+      yield requireUserConfirmEvent({ replyId, toolCalls: [] });
+      // The runner lets go of the session once asked past its last event.
+      asked.push(log.appends);
+    }
+    const recorded = await drain(feed.record('s1', parking()));
+    expect(recorded.map((event) => event.type)).toEqual(['REPLY_START', 'REQUIRE_USER_CONFIRM']);
+    expect(asked).toEqual([2]);
   });
 
   it('gives a follower every event once, in order: stored, then pending, then live', async () => {

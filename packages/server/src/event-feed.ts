@@ -31,13 +31,63 @@ type Channel = { pending: StoredEvent[]; listeners: Set<Listener>; recording: bo
 export type Subscription = { pending: StoredEvent[]; unsubscribe: () => void };
 
 /**
+ * Events after which the runner may end its stream: they are stored and
+ * shown before it is asked for more, so a runner that holds its session
+ * until its stream ends still does when its last event reaches a client.
+ */
+const lastTypes: ReadonlySet<string> = new Set([
+  'REPLY_END',
+  'REQUIRE_USER_CONFIRM',
+  'REQUIRE_EXTERNAL_EXECUTION',
+]);
+
+/** At most this many events wait for one commit. */
+const BATCH = 256;
+
+/**
+ * Events wait for company at most this long (ms): a runner busy without
+ * waiting (synchronous saves, a tool computing) still shows its events as
+ * it goes.
+ */
+const HOLD_MS = 10;
+
+/**
+ * What `promise` resolves to if it does so before the event loop's next
+ * turn (through microtasks only: the runner had it at hand), else
+ * `undefined`. `promise` must not reject.
+ */
+function withinTurn<T>(promise: Promise<T>): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const turn = setImmediate(() => resolve(undefined));
+    void promise.then((value) => {
+      clearImmediate(turn);
+      resolve(value);
+    });
+  });
+}
+
+/** A step of the runner's stream, or how it failed. */
+type Pulled = { step: IteratorResult<AgentEvent> } | { failure: unknown };
+
+const pulled = (next: Promise<IteratorResult<AgentEvent>>): Promise<Pulled> =>
+  next.then(
+    (step) => ({ step }),
+    (failure: unknown) => ({ failure }),
+  );
+
+/**
  * Numbers, stores and fans out the events of the replies this server runs.
  * Every event gets the next number of its session; a non-delta event is
- * stored at once together with the deltas before it (one transaction), so
- * a streamed text costs a commit per block, not per token. Before a delta
- * is handed out under a number that is not yet stored, the number is
- * reserved in the log (a block of them at a time), so after a crash the
- * numbers clients saw are not handed out again.
+ * stored before anyone sees it, together with the deltas before it (one
+ * transaction), so a streamed text costs a commit per block, not per token.
+ * After a reply's first event (stored and shown alone: its stream opens on
+ * it), the events a runner gives within one turn of the event loop
+ * (without waiting on anything but promises already settled, and for at
+ * most `HOLD_MS`) are stored together, in one append, and shown together
+ * after it. Before a delta is handed out
+ * under a number that is not yet stored, the number is reserved in the log
+ * (a block of them at a time), so after a crash the numbers clients saw
+ * are not handed out again.
  */
 export class EventFeed {
   private readonly channels = new Map<string, Channel>();
@@ -103,42 +153,109 @@ export class EventFeed {
       throw new SessionBusyError(sessionId);
     }
     channel.recording = true;
-    let last = await this.log.lastSeq(sessionId);
-    let reserved = last;
+    /** Numbered, not yet stored nor shown: shown once stored. */
+    let held: StoredEvent[] = [];
+    let last = 0;
+    let reserved = 0;
     let flushedAt = Date.now();
+    /** When the first of the events held now was numbered. */
+    let heldSince = 0;
+    /** Stores the deltas handed out and the events held, then shows and yields those. */
+    const publish = async function* (feed: EventFeed) {
+      // A delta last: more may follow, to be shown before they are stored,
+      // under numbers reserved now (a block at a time).
+      const top = held.at(-1);
+      if (top !== undefined && deltaTypes.has(top.type) && top.seq > reserved) {
+        reserved = top.seq + RESERVATION - 1;
+      }
+      reserved = Math.max(reserved, last);
+      await feed.flush(sessionId, channel, held, reserved);
+      flushedAt = Date.now();
+      const shown = held;
+      held = [];
+      feed.show(channel, shown);
+      yield* shown;
+    };
     try {
-      for (; step.done !== true; step = await iterator.next()) {
+      last = await this.log.lastSeq(sessionId);
+      reserved = last;
+      const first = last + 1;
+      for (;;) {
         const event = step.value;
         last += 1;
         const stored: StoredEvent = { seq: last, type: event.type, data: JSON.stringify(event) };
-        channel.pending.push(stored);
-        if (!deltaTypes.has(event.type)) {
-          reserved = Math.max(reserved, last);
-          await this.flush(sessionId, channel, reserved);
-          flushedAt = Date.now();
-        } else if (last > reserved) {
-          reserved = last + RESERVATION - 1;
-          await this.flush(sessionId, channel, reserved);
-          flushedAt = Date.now();
-        } else if (this.flushMs !== undefined && Date.now() - flushedAt >= this.flushMs) {
-          await this.flush(sessionId, channel, reserved);
-          flushedAt = Date.now();
+        // Deltas under numbers already reserved may be shown before they are
+        // stored, as long as nothing before them waits to be.
+        const early =
+          held.length === 0 &&
+          deltaTypes.has(event.type) &&
+          last <= reserved &&
+          (this.flushMs === undefined || Date.now() - flushedAt < this.flushMs);
+        let next: Pulled | undefined;
+        if (early) {
+          // A delta under a reserved number: shown now, stored with a later commit.
+          channel.pending.push(stored);
+          this.show(channel, [stored]);
+          yield stored;
+        } else {
+          if (held.length === 0) heldSince = Date.now();
+          held.push(stored);
+          // The first event goes out alone: the reply's stream opens on it.
+          const alone = last === first || lastTypes.has(event.type);
+          if (!alone && held.length < BATCH && Date.now() - heldSince < HOLD_MS) {
+            // What the runner has at hand goes into the same commit.
+            const upcoming = pulled(iterator.next());
+            next = await withinTurn(upcoming);
+            if (next === undefined) {
+              yield* publish(this);
+              next = await upcoming;
+            }
+          } else {
+            yield* publish(this);
+          }
         }
-        for (const listener of channel.listeners) listener(stored);
-        yield stored;
+        next ??= await pulled(iterator.next());
+        if ('failure' in next || next.step.done === true) {
+          // What the runner gave before it ended or failed is stored and shown.
+          if (held.length > 0) yield* publish(this);
+          if ('failure' in next) throw next.failure;
+          return;
+        }
+        step = next.step;
       }
     } finally {
-      await iterator.return?.();
-      // A clean end gives back the numbers reserved and not used.
-      await this.flush(sessionId, channel, last);
-      channel.recording = false;
-      this.release(sessionId, channel);
+      try {
+        await iterator.return?.();
+        // A clean end gives back the numbers reserved and not used; after a
+        // failure, the events numbered are stored all the same.
+        if (channel.pending.length > 0 || held.length > 0 || reserved > last) {
+          await this.flush(sessionId, channel, held, last);
+          this.show(channel, held);
+        }
+      } finally {
+        channel.recording = false;
+        this.release(sessionId, channel);
+      }
     }
   }
 
-  private async flush(sessionId: string, channel: Channel, reservedThrough: number): Promise<void> {
-    const batch = channel.pending;
+  /** Hands `events` to the session's followers, in order. */
+  private show(channel: Channel, events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      for (const listener of channel.listeners) listener(event);
+    }
+  }
+
+  /** Stores the events handed out and not yet stored, then `held`, reserving through `reservedThrough`. */
+  private async flush(
+    sessionId: string,
+    channel: Channel,
+    held: readonly StoredEvent[],
+    reservedThrough: number,
+  ): Promise<void> {
+    const batch = held.length === 0 ? channel.pending : [...channel.pending, ...held];
+    const handedOut = channel.pending.length;
     await this.log.append(sessionId, batch, reservedThrough);
-    channel.pending = channel.pending.slice(batch.length);
+    channel.pending = channel.pending.slice(handedOut);
   }
 }

@@ -22,11 +22,11 @@ export async function sweepExpired(context: ServerContext, now: Date): Promise<E
   const due = (await context.store.listDue?.(now.toISOString(), SWEEP_LIMIT)) ?? [];
   for (const sessionId of due) {
     try {
-      let settled = false;
+      let lastType: string | undefined;
       const events = context.feed.record(sessionId, context.sessions.expireStream(sessionId, now));
-      for await (const _event of events) settled = true;
-      if (settled) {
-        await indexWaiting(context, sessionId);
+      for await (const event of events) lastType = event.type;
+      if (lastType !== undefined) {
+        await indexWaiting(context, sessionId, lastType === 'REPLY_END');
         sweep.expired.push(sessionId);
       } else {
         sweep.skipped.push(sessionId);

@@ -21,6 +21,24 @@ export async function* followEvents(
   signal: AbortSignal,
   end?: Promise<number>,
 ): AsyncGenerator<StoredEvent, void, undefined> {
+  for await (const batch of followEventBatches(log, feed, sessionId, after, signal, end)) {
+    yield* batch;
+  }
+}
+
+/**
+ * `followEvents` a batch at a time: each batch holds the events that were
+ * at hand together (a page of stored ones, or live ones handed out in one
+ * go), never empty, in order, so a stream can send them in one write.
+ */
+export async function* followEventBatches(
+  log: SessionLog,
+  feed: EventFeed,
+  sessionId: string,
+  after: number,
+  signal: AbortSignal,
+  end?: Promise<number>,
+): AsyncGenerator<StoredEvent[], void, undefined> {
   const queue: StoredEvent[] = [];
   let wake: (() => void) | undefined;
   let endSeq: number | undefined;
@@ -47,14 +65,15 @@ export async function* followEvents(
   });
   signal.addEventListener('abort', rouse);
   /** Every stored event after `last`, page by page. */
-  async function* stored(): AsyncGenerator<StoredEvent, void, undefined> {
+  async function* stored(): AsyncGenerator<StoredEvent[], void, undefined> {
     behind = false;
     for (;;) {
       const page = await log.events(sessionId, last, PAGE);
-      for (const event of page) {
-        if (signal.aborted) return;
-        last = event.seq;
-        yield event;
+      if (signal.aborted) return;
+      const top = page.at(-1);
+      if (top !== undefined) {
+        last = top.seq;
+        yield page;
       }
       if (page.length < PAGE) return;
     }
@@ -63,17 +82,23 @@ export async function* followEvents(
     yield* stored();
     const backlog = [...subscription.pending, ...queue.splice(0)];
     for (;;) {
+      let batch: StoredEvent[] = [];
       for (let event = backlog.shift(); event !== undefined; event = backlog.shift()) {
         if (signal.aborted) return;
         if (event.seq <= last) continue;
-        // A number skipped: the events between were stored by another process
-        // (or never, after a crash); the rows say which.
-        if (event.seq > last + 1) yield* stored();
-        if (signal.aborted) return;
-        if (event.seq <= last) continue;
+        if (event.seq > last + 1) {
+          // A number skipped: the events between were stored by another
+          // process (or never, after a crash); the rows say which.
+          if (batch.length > 0) yield batch;
+          batch = [];
+          yield* stored();
+          if (signal.aborted) return;
+          if (event.seq <= last) continue;
+        }
         last = event.seq;
-        yield event;
+        batch.push(event);
       }
+      if (batch.length > 0) yield batch;
       if (behind && !signal.aborted) yield* stored();
       if (signal.aborted || (endSeq !== undefined && last >= endSeq)) return;
       if (queue.length === 0 && !behind) {

@@ -82,13 +82,21 @@ export class PostgresAppendBatch {
     const rows = batch.flatMap((pending) =>
       pending.events.map((event) => ({ sessionId: pending.sessionId, event })),
     );
-    // The later append of a session wins, as it would one statement after another.
+    // The later append of a session wins, as it would one statement after
+    // another. A reservation row is written only to reach past the numbers
+    // the events hold themselves (and only when it changes), or to give
+    // numbers back.
     const heads = new Map<string, number>();
+    const lowered = new Map<string, number>();
     const lastSeqs = new Map<string, number>();
     for (const pending of batch) {
-      heads.set(pending.sessionId, pending.reservedThrough);
+      const { sessionId, reservedThrough } = pending;
+      const top = pending.events.reduce((highest, event) => Math.max(highest, event.seq), 0);
+      heads.delete(sessionId);
+      lowered.delete(sessionId);
+      (reservedThrough > top ? heads : lowered).set(sessionId, reservedThrough);
       const last = pending.events.at(-1);
-      if (last !== undefined) lastSeqs.set(pending.sessionId, last.seq);
+      if (last !== undefined) lastSeqs.set(sessionId, last.seq);
     }
     await this.run(
       `WITH inserted AS (
@@ -98,10 +106,16 @@ export class PostgresAppendBatch {
            AS event (session_id, seq, type, data)
          RETURNING 1
        ), head AS (
-         INSERT INTO ${this.headsTable} (session_id, reserved)
+         INSERT INTO ${this.headsTable} AS h (session_id, reserved)
          SELECT session_id, reserved FROM unnest($5::text[], $6::bigint[])
            AS head (session_id, reserved)
          ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
+           WHERE h.reserved <> excluded.reserved
+         RETURNING 1
+       ), lowered AS (
+         UPDATE ${this.headsTable} AS h SET reserved = given.reserved
+         FROM unnest($9::text[], $10::bigint[]) AS given (session_id, reserved)
+         WHERE h.session_id = given.session_id AND h.reserved > given.reserved
          RETURNING 1
        )
        SELECT pg_notify($7, notice) FROM unnest($8::text[]) AS notice`,
@@ -114,6 +128,8 @@ export class PostgresAppendBatch {
         [...heads.values()],
         this.channel,
         [...lastSeqs].map(([sessionId, seq]) => formatAppendNotice({ sessionId, seq })),
+        [...lowered.keys()],
+        [...lowered.values()],
       ],
     );
   }

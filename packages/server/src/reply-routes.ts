@@ -7,7 +7,7 @@ import {
   IdempotentRequestInterruptedError,
   InvalidRequestError,
 } from './errors.js';
-import { followEvents } from './follow.js';
+import { followEventBatches } from './follow.js';
 import {
   claimReply,
   idempotencyClaim,
@@ -22,8 +22,8 @@ import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
 import { parseReplyInput } from './reply-input.js';
-import { sseResponse } from './sse-response.js';
 import { startReply } from './reply-task.js';
+import { sseResponse } from './sse-response.js';
 import type { RunningReply } from './reply-task.js';
 import type { ServerApp, ServerContext, ServerEnv } from './server-context.js';
 import { indexWaiting, visibleSession } from './server-context.js';
@@ -167,7 +167,14 @@ function replayed(
   if (after === null || lastSeq === null) throw new IdempotencyKeyError(earlier.key, true);
   if (wantsEvents(c)) {
     return sseResponse(c, context, (signal) =>
-      followEvents(context.log, context.feed, sessionId, after, signal, Promise.resolve(lastSeq)),
+      followEventBatches(
+        context.log,
+        context.feed,
+        sessionId,
+        after,
+        signal,
+        Promise.resolve(lastSeq),
+      ),
     );
   }
   if (earlier.interrupted) throw new IdempotentRequestInterruptedError(earlier.key, after);
@@ -217,7 +224,7 @@ async function interrupted(
     });
   });
   return sseResponse(c, context, (signal) =>
-    followEvents(context.log, context.feed, sessionId, after, signal, end),
+    followEventBatches(context.log, context.feed, sessionId, after, signal, end),
   );
 }
 
@@ -278,7 +285,9 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const settled = running.done.then(async (outcome) => {
       // The JSON response reports a failure itself; a stream's client only sees it end.
       if (outcome.error !== undefined && streaming) failed('A reply failed.')(outcome.error);
-      await indexWaiting(context, id).catch(failed('Could not refresh the approvals index.'));
+      await indexWaiting(context, id, outcome.ended).catch(
+        failed('Could not refresh the approvals index.'),
+      );
       // Only a JSON response, or a keyed request's stored outcome, needs the message.
       const needed = outcome.error === undefined && (!streaming || claim !== undefined);
       // Never rejects: close() and the stream's end wait on this.
@@ -313,7 +322,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
       return sseResponse(
         c,
         context,
-        (signal) => followEvents(context.log, context.feed, id, running.after, signal, end),
+        (signal) => followEventBatches(context.log, context.feed, id, running.after, signal, end),
         () => stopTimer(),
       );
     }
@@ -358,7 +367,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     await visibleSession(context, c.get('principal'), id);
     const after = afterOf(c.req.header('last-event-id'), c.req.valid('query').after);
     return sseResponse(c, context, (signal) =>
-      followEvents(context.log, context.feed, id, after, signal),
+      followEventBatches(context.log, context.feed, id, after, signal),
     );
   });
 }

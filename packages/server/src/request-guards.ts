@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
-import { UnauthenticatedError } from './errors.js';
+import { BodyTooLargeError, UnauthenticatedError } from './errors.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import { RequestTimeoutError } from './service-errors.js';
@@ -10,9 +11,8 @@ import { RequestTimeoutError } from './service-errors.js';
 export type RequestGuardOptions = { authenticate: Authenticate; timeoutMs: number };
 
 /** Whether a request asks for an event stream, which may stay open as long as its client wants. */
-function isStream(request: Request): boolean {
-  const accept = request.headers.get('accept') ?? '';
-  return accept.includes('text/event-stream') || /\/events\/?$/.test(new URL(request.url).pathname);
+function isStream(accept: string | undefined, path: string): boolean {
+  return (accept ?? '').includes('text/event-stream') || /\/events\/?$/.test(path);
 }
 
 /**
@@ -39,12 +39,36 @@ export function requestGuards(options: RequestGuardOptions): {
       : undefined;
   return {
     timeout: async (c, next) => {
-      if (timed === undefined || isStream(c.req.raw)) return next();
+      if (timed === undefined || isStream(c.req.header('accept'), c.req.path)) return next();
       return timed(c, next);
     },
     authenticated: async (c, next) => {
       if ((await options.authenticate(c.req.raw)) === null) throw new UnauthenticatedError();
       return next();
     },
+  };
+}
+
+/**
+ * Refuses a request body over `maxSize` bytes with `BodyTooLargeError`: by
+ * its `Content-Length` when it has one (the body is not touched, so it can
+ * still be read without a stream in between), else by counting it as it
+ * is read (hono's `bodyLimit`).
+ */
+export function bodySizeLimit(maxSize: number): MiddlewareHandler {
+  const counted = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new BodyTooLargeError(maxSize);
+    },
+  });
+  return async (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) {
+      return counted(c, next);
+    }
+    if (parseInt(length, 10) > maxSize) throw new BodyTooLargeError(maxSize);
+    return next();
   };
 }

@@ -65,9 +65,15 @@ export async function visibleSession(
 
 /**
  * Refreshes the approvals index of a session from its stored state, after
- * a reply of it parked, ended or was cancelled.
+ * a reply of it parked, ended or was cancelled. `ended`: the reply's last
+ * event was `REPLY_END`, so it waits on nothing and the state is not read.
  */
-export async function indexWaiting(context: ServerContext, sessionId: string): Promise<void> {
+export async function indexWaiting(
+  context: ServerContext,
+  sessionId: string,
+  ended = false,
+): Promise<void> {
+  if (ended) return context.log.setWaiting(sessionId, []);
   const state = (await context.store.load(sessionId))?.state;
   const reply = state?.reply;
   const approvals =

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { describeSessionLogConformance } from '../test/session-log-conformance.js';
+import { EventNumberTakenError } from './errors.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 describeSessionLogConformance('SqliteServerLog', () => {
@@ -50,6 +51,45 @@ describe('SqliteServerLog appends', () => {
 });
 
 describe('SqliteServerLog migrations', () => {
+  it('carries events over into the rowid table, numbers still unique per session', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
+    try {
+      const path = join(directory, 'log.db');
+      // The events table as schema version 6 left it: clustered on (session_id, seq).
+      new SqliteServerLog({ path }).close();
+      const before = new Database(path);
+      before.exec(`
+        DROP TABLE parley_session_events;
+        CREATE TABLE parley_session_events (
+          session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+          PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+        INSERT INTO parley_session_events VALUES ('s1', 2, 'REPLY_START', '{"n":2}');
+        INSERT INTO parley_session_events VALUES ('s1', 1, 'REPLY_START', '{"n":1}');
+        INSERT INTO parley_session_events VALUES ('s2', 1, 'REPLY_START', '{"n":1}');
+        INSERT INTO parley_session_event_heads VALUES ('s2', 64);
+        UPDATE parley_server_schema SET version = 6;`);
+      before.close();
+      const log = new SqliteServerLog({ path });
+      expect(await log.events('s1', 0, 10)).toEqual([event(1), event(2)]);
+      expect(await log.lastSeq('s1')).toBe(2);
+      expect(await log.lastSeq('s2')).toBe(64);
+      await expect(log.append('s1', [event(2)], 2)).rejects.toBeInstanceOf(EventNumberTakenError);
+      await log.append('s1', [event(3)], 3);
+      expect((await log.events('s1', 1, 10)).map((stored) => stored.seq)).toEqual([2, 3]);
+      log.close();
+      const after = new Database(path, { readonly: true });
+      const indexes = after
+        .prepare<[], { name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'parley_session_events'`,
+        )
+        .all();
+      after.close();
+      expect(indexes.map((index) => index.name)).toContain('parley_session_events_seq');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it('carries claims made before claim holders over: settled kept, running taken over', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
     try {

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
 import { EventNumberTakenError } from './errors.js';
+import { EventHeads } from './event-heads.js';
+import type { EventHead } from './event-heads.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
@@ -55,6 +57,16 @@ const migrations: readonly string[] = [
   'ALTER TABLE parley_idempotency ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;',
   // The HTTP status of a settled claim's response: a failed request keeps its error.
   'ALTER TABLE parley_idempotency ADD COLUMN status INTEGER NOT NULL DEFAULT 200;',
+  // Events in a rowid table, so the appends of a commit land together at its
+  // end rather than each in its session's page of the clustered key (fewer
+  // pages written); (session_id, seq) stays unique through an index.
+  `CREATE TABLE parley_session_events_by_rowid (
+     session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);
+   INSERT INTO parley_session_events_by_rowid (session_id, seq, type, data)
+     SELECT session_id, seq, type, data FROM parley_session_events ORDER BY session_id, seq;
+   DROP TABLE parley_session_events;
+   ALTER TABLE parley_session_events_by_rowid RENAME TO parley_session_events;
+   CREATE UNIQUE INDEX parley_session_events_seq ON parley_session_events (session_id, seq);`,
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -85,17 +97,20 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   private readonly statements: {
     session: Database.Statement<[string], SessionRow>;
     events: Database.Statement<[string, number, number], StoredEvent>;
-    lastSeq: Database.Statement<[string, string], { last: number | null }>;
+    lastSeq: Database.Statement<[string, string], EventHead>;
     clearWaiting: Database.Statement<[string]>;
     insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
     insertEvent: Database.Statement<[string, number, string, string]>;
     reserve: Database.Statement<[string, number]>;
+    lowerReservation: Database.Statement<[number, string, number]>;
   };
   /** Appends and index updates, committed a turn of the event loop at a time. */
   private readonly writes: GroupCommit;
   /** The idempotency claims and the API keys, in tables of their own. */
   private readonly claims: SqliteIdempotency;
   private readonly keys: SqliteApiKeys;
+  /** Sessions' heads read or appended lately: one process writes the file, so they stay true. */
+  private readonly heads = new EventHeads();
 
   constructor(options: SqliteServerLogOptions) {
     this.database = new Database(options.path);
@@ -115,9 +130,10 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
          WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       ),
       lastSeq: this.database.prepare(
-        `SELECT max(
-           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0),
-           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)) AS last`,
+        `SELECT
+           coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0) AS stored,
+           coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)
+             AS reserved`,
       ),
       clearWaiting: this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?'),
       insertWaiting: this.database.prepare(
@@ -127,9 +143,14 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       insertEvent: this.database.prepare(
         'INSERT INTO parley_session_events (session_id, seq, type, data) VALUES (?, ?, ?, ?)',
       ),
+      // Rewrites the row only when the reservation changes.
       reserve: this.database.prepare(
         `INSERT INTO parley_session_event_heads (session_id, reserved) VALUES (?, ?)
-         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved`,
+         ON CONFLICT (session_id) DO UPDATE SET reserved = excluded.reserved
+         WHERE reserved <> excluded.reserved`,
+      ),
+      lowerReservation: this.database.prepare(
+        `UPDATE parley_session_event_heads SET reserved = ? WHERE session_id = ? AND reserved > ?`,
       ),
     };
   }
@@ -201,22 +222,28 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     events: readonly StoredEvent[],
     reservedThrough: number,
   ): Promise<void> {
-    return this.writes.run(() => {
+    const top = events.reduce((highest, event) => Math.max(highest, event.seq), 0);
+    const written = this.writes.run(() => {
       for (const event of events) {
         try {
           this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
         } catch (error) {
           if (
             error instanceof Database.SqliteError &&
-            error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+            (error.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+              error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
           ) {
             throw new EventNumberTakenError(sessionId);
           }
           throw error;
         }
       }
-      this.statements.reserve.run(sessionId, reservedThrough);
+      // Numbers up to the events' own are held by their rows: a reservation
+      // row is written only to reach past them, or to give numbers back.
+      if (reservedThrough > top) this.statements.reserve.run(sessionId, reservedThrough);
+      else this.statements.lowerReservation.run(reservedThrough, sessionId, reservedThrough);
     });
+    return written.then(() => this.heads.appended(sessionId, top, reservedThrough));
   }
 
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
@@ -224,8 +251,12 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   lastSeq(sessionId: string): Promise<number> {
-    const row = this.statements.lastSeq.get(sessionId, sessionId);
-    return Promise.resolve(row?.last ?? 0);
+    let head = this.heads.get(sessionId);
+    if (head === undefined) {
+      head = this.statements.lastSeq.get(sessionId, sessionId) ?? { stored: 0, reserved: 0 };
+      this.heads.remember(sessionId, head);
+    }
+    return Promise.resolve(Math.max(head.stored, head.reserved));
   }
 
   setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {

@@ -36,9 +36,16 @@ export function* textReply(sessionId: string, deltas: number): Generator<AgentEv
   yield textBlockEndEvent({ replyId, blockId: 'b1' });
 }
 
-/** `events` one at a time, asynchronously, as a runner gives them. */
+/**
+ * `events` one at a time, each a turn of the event loop after the one
+ * before, as a runner streaming a model's answer gives them (events at hand
+ * together are stored together: `EventFeed`).
+ */
 export async function* live(events: Iterable<AgentEvent>): AsyncGenerator<AgentEvent> {
-  for (const event of events) yield await Promise.resolve(event);
+  for (const event of events) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    yield event;
+  }
 }
 
 /** Every item of `events`. */
