@@ -39,11 +39,15 @@ function withoutEmptyLists<T extends object, K extends keyof T>(
   lists: readonly K[],
 ): Omittable<T, K> {
   if (!lists.some((key) => isEmptyList(value[key]))) return value;
-  const copy: Omittable<T, K> = { ...value };
-  for (const key of lists) {
-    if (isEmptyList(value[key])) delete copy[key];
+  // Built by adding the kept fields (in their order), not by deleting from a
+  // copy: \`delete\` turns the copy into a slow dictionary-mode object, which
+  // the save's \`JSON.stringify\` then reads.
+  const copy: Record<string, unknown> = {};
+  const omitted: readonly PropertyKey[] = lists;
+  for (const [key, field] of Object.entries(value)) {
+    if (!(omitted.includes(key) && isEmptyList(field))) copy[key] = field;
   }
-  return copy;
+  return copy as Omittable<T, K>;
 }
 
 function isEmptyList(value: unknown): boolean {
