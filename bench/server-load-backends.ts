@@ -6,7 +6,10 @@
 //           SYNC=NORMAL (default FULL) sets both connections' synchronous,
 //           to see the process's own costs without a sync per commit;
 //           LOG_SYNC=NORMAL sets the server log's alone (the store's FULL
-//           commits then sync the log's pages too: one WAL file).
+//           commits then sync the log's pages too: one WAL file);
+//           LOG_FILE=own puts the log in a file of its own, so the
+//           commits of one connection no longer empty the other's page
+//           cache (what one shared connection would also spare).
 // postgres: the sessions on PostgresSessionStore and the server's log on
 //           PostgresServerLog, both in one fresh schema per call
 //           (PARLEY_PG_URL), dropped when the backend is closed.
@@ -44,11 +47,14 @@ const sqlite: BackendMaker = async (name) => {
   const synchronous = process.env.SYNC === 'NORMAL' ? 'NORMAL' : 'FULL';
   const store = new SqliteSessionStore({ path, synchronous });
   const logSynchronous = process.env.LOG_SYNC === 'NORMAL' ? 'NORMAL' : synchronous;
-  const log = new SqliteServerLog({ path, synchronous: logSynchronous });
+  const split = process.env.LOG_FILE === 'own';
+  const logPath = split ? join(directory, `${name}-log.sqlite`) : path;
+  const log = new SqliteServerLog({ path: logPath, synchronous: logSynchronous });
+  const files = split ? 'store and log in files of their own' : 'store and log in one file';
   return {
     store,
     log,
-    label: `SQLite (store and log in one file; synchronous=${synchronous}, log ${logSynchronous})`,
+    label: `SQLite (${files}; synchronous=${synchronous}, log ${logSynchronous})`,
     close: async () => {
       await store.close();
       log.close();

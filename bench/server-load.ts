@@ -8,7 +8,9 @@
 // time measured is from the POST until its first SSE event is parsed. The
 // clients run in a process of their own (bench/server-load-client.ts), as
 // real clients would; INLINE_CLIENTS=1 runs them in this process instead,
-// so that their work is counted against HTTP too.
+// so that their work is counted against HTTP too. CLIENT=fetch has the
+// client process use Node's fetch and WHATWG streams instead of undici's
+// `request` (the default): same requests and parser, about twice the CPU.
 // Baseline: the same answers through Sessions.replyStream on the same kind
 // of store, in this process, from the call until its first event. Both run
 // ROUNDS times (default 2), alternating; the target is HTTP throughput ≥
@@ -60,6 +62,7 @@ const PARKED = Number(process.env.PARKED ?? 10_000);
 const PROBES = Number(process.env.PROBES ?? 2000);
 const PROFILE = process.env.PROFILE;
 const INLINE_CLIENTS = process.env.INLINE_CLIENTS === '1';
+const CLIENT = process.env.CLIENT === 'fetch' ? 'fetch' : 'undici';
 const BACKEND = process.argv[2] ?? 'sqlite';
 
 setFlagsFromString('--expose-gc');
@@ -285,7 +288,13 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
       });
       elapsed = performance.now() - started;
     } else {
-      const job = { url: served.url, token: served.alice, clients: CLIENTS, answers: [...answers] };
+      const job = {
+        url: served.url,
+        token: served.alice,
+        clients: CLIENTS,
+        client: CLIENT,
+        answers: [...answers],
+      };
       const done = await clientProcess(job);
       if (done.ended !== answers.size) throw new Error(`${done.ended} replies ended, not all`);
       ({ latencies, elapsed } = done);
@@ -436,7 +445,8 @@ if (maker === undefined)
 try {
   const label = (await maker('probe').then(async (probe) => (await probe.close(), probe))).label;
   console.log(
-    `server-load: ${SESSIONS} sessions parked, answered by ${CLIENTS} concurrent clients; ${label}`,
+    `server-load: ${SESSIONS} sessions parked, answered by ${CLIENTS} concurrent clients` +
+      `${INLINE_CLIENTS ? ' (in this process)' : ` (${CLIENT})`}; ${label}`,
   );
   console.log(
     `  ${'round'.padEnd(7)}${'side'.padEnd(20)}answers/s   p50 first event           p99` +
