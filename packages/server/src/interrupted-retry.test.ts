@@ -57,6 +57,15 @@ function send(server: ParleyServer, path: string, body: unknown, headers: Record
   );
 }
 
+/** A server on an in-memory store and log, answering with a counted model. */
+function served() {
+  const store = new InMemorySessionStore();
+  const log = new SqliteServerLog({ path: ':memory:' });
+  const model = new QuickModel();
+  const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+  return { store, log, model, server };
+}
+
 async function createSession(server: ParleyServer): Promise<string> {
   const created = await server.fetch(
     new Request('http://parley.test/v1/sessions', { method: 'POST' }),
@@ -128,10 +137,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
   }, 20_000);
 
   it('runs a message whose first attempt stopped before its reply started', async () => {
-    const store = new InMemorySessionStore();
-    const log = new SqliteServerLog({ path: ':memory:' });
-    const model = new QuickModel();
-    const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+    const { store, log, model, server } = served();
     const id = await createSession(server);
     const message = { input: 'hello' };
     // The claim a dead attempt left: the same request, its hold over, no reply started.
@@ -153,10 +159,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
   });
 
   it('runs a message whose dead attempt recorded where its reply would start, if none did', async () => {
-    const store = new InMemorySessionStore();
-    const log = new SqliteServerLog({ path: ':memory:' });
-    const model = new QuickModel();
-    const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+    const { store, log, model, server } = served();
     const id = await createSession(server);
     const path = `/v1/sessions/${id}/replies`;
     expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
@@ -176,10 +179,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
   });
 
   it('does not run a message whose dead attempt stored its first event', async () => {
-    const store = new InMemorySessionStore();
-    const log = new SqliteServerLog({ path: ':memory:' });
-    const model = new QuickModel();
-    const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
+    const { store, log, model, server } = served();
     const id = await createSession(server);
     const path = `/v1/sessions/${id}/replies`;
     expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
