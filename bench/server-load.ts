@@ -16,7 +16,8 @@
 // ROUNDS times (default 2), alternating; the target is HTTP throughput ≥
 // 50% of in-process. SYNC=NORMAL runs both without a sync per commit.
 // Each side also prints the CPU time per answer of this process (and over
-// HTTP of the clients' process), steadier than throughput on a busy machine.
+// HTTP of the clients' process), steadier than throughput on a busy machine,
+// and the time its event loop was busy per answer (CPU and blocking waits).
 //
 // Memory, on a server of its own: RSS (after a full GC) per 1,000 idle SSE
 // clients (IDLE, default 1,000, held open by a child process, so only the
@@ -41,6 +42,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -138,9 +140,19 @@ async function profileAs(on: boolean, side: string): Promise<() => Promise<void>
 /**
  * One side's numbers: answers per second, the first-event latencies, and
  * the CPU time (ms, user and system) per answer of this process and, over
- * HTTP, of the clients' process: steadier than throughput on a busy machine.
+ * HTTP, of the clients' process: steadier than throughput on a busy machine;
+ * `busy`, the time per answer this process's event loop was not idle (its
+ * CPU, and the waits that block it, such as a sync inside a commit): what
+ * bounds the answers one process can serve.
  */
-type Outcome = { perSecond: number; p50: number; p99: number; cpu: number; clientCpu?: number };
+type Outcome = {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  cpu: number;
+  busy: number;
+  clientCpu?: number;
+};
 
 /** CPU milliseconds (user and system) this process has used since `since`. */
 const cpuSince = (since: NodeJS.CpuUsage): number => {
@@ -148,8 +160,14 @@ const cpuSince = (since: NodeJS.CpuUsage): number => {
   return (used.user + used.system) / 1000;
 };
 
-const outcomeOf = (latencies: number[], elapsed: number, cpu: number): Outcome => ({
+const outcomeOf = (
+  latencies: number[],
+  elapsed: number,
+  cpu: number,
+  loop: EventLoopUtilization,
+): Outcome => ({
   cpu: cpu / latencies.length,
+  busy: loop.active / latencies.length,
   perSecond: (latencies.length * 1000) / elapsed,
   p50: quantile(latencies, 0.5),
   p99: quantile(latencies, 0.99),
@@ -166,6 +184,7 @@ async function inProcess(backend: Backend, round: number, profile: boolean): Pro
   const stopProfile = await profileAs(profile, 'in-process');
   const latencies: number[] = [];
   const cpu = process.cpuUsage();
+  const loop = performance.eventLoopUtilization();
   const started = performance.now();
   await inPool(ids, CLIENTS, async (id) => {
     const sent = performance.now();
@@ -180,8 +199,9 @@ async function inProcess(backend: Backend, round: number, profile: boolean): Pro
   });
   const elapsed = performance.now() - started;
   const used = cpuSince(cpu);
+  const busy = performance.eventLoopUtilization(loop);
   await stopProfile();
-  return outcomeOf(latencies, elapsed, used);
+  return outcomeOf(latencies, elapsed, used, busy);
 }
 
 /** A server on `backend` with two API keys, listening on loopback. */
@@ -272,6 +292,7 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
     let elapsed = 0;
     let clientCpu: number | undefined;
     const cpu = process.cpuUsage();
+    const loop = performance.eventLoopUtilization();
     if (INLINE_CLIENTS) {
       const started = performance.now();
       await inPool([...answers], CLIENTS, async ([id, answer]) => {
@@ -301,9 +322,10 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
       clientCpu = done.cpu / done.ended;
     }
     const used = cpuSince(cpu);
+    const busy = performance.eventLoopUtilization(loop);
     await stopProfile();
     return {
-      ...outcomeOf(latencies, elapsed, used),
+      ...outcomeOf(latencies, elapsed, used, busy),
       ...(clientCpu === undefined ? {} : { clientCpu }),
     };
   } finally {
@@ -450,7 +472,7 @@ try {
   );
   console.log(
     `  ${'round'.padEnd(7)}${'side'.padEnd(20)}answers/s   p50 first event           p99` +
-      `   CPU per answer`,
+      `   CPU per answer   loop busy per answer`,
   );
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -467,13 +489,13 @@ try {
       console.log(
         `  ${String(round).padEnd(7)}${side.padEnd(20)}${outcome.perSecond.toFixed(0).padStart(9)}` +
           `   ${ms(outcome.p50).padStart(15)}   ${ms(outcome.p99).padStart(11)}` +
-          `   ${ms(outcome.cpu)}${clients}`,
+          `   ${ms(outcome.cpu)}   ${ms(outcome.busy)}${clients}`,
       );
     }
     ratios.push(http.perSecond / baseline.perSecond);
     console.log(
       `  ${''.padEnd(7)}HTTP / in-process throughput ${ratio(http.perSecond, baseline.perSecond)}` +
-        `, p50 ${ratio(http.p50, baseline.p50)}`,
+        `, p50 ${ratio(http.p50, baseline.p50)}, loop busy ${ratio(http.busy, baseline.busy)}`,
     );
   }
   const mean = ratios.reduce((sum, value) => sum + value, 0) / ratios.length;
