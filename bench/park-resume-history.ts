@@ -5,9 +5,17 @@
 //
 // Parley: each round trip (park, resume) runs on a fresh session of exactly
 // that history, once with each write schedule ('steps' and 'boundaries', on
-// sessions of their own, the two taking turns at running first), seeded before
-// the timed runs (SQLite's WAL is checkpointed then) by the store that serves it, whose cache is made big enough to hold
-// them all: the same process served each session last. Floor: one row
+// sessions of their own), seeded before the timed runs (SQLite's WAL is
+// checkpointed then) by the store that serves it, whose cache is made big
+// enough to hold them all: the same process served each session last.
+// Beside them, in the same loop and store, each schedule also runs a round
+// trip on a fresh session with no history: the growth with the history
+// (the 1,000-against-0 target) is read against that round trip, made under
+// the same conditions (the same heap, the floor's garbage between, the
+// same machine load), not against the one timed in the phase at 0 turns.
+// The Parley round trips of one iteration take turns at running first: the
+// one right after the floor's (megabytes parsed and written at 1,000
+// turns) pays for its garbage and finds the CPU caches cold. Floor: one row
 // holding the JSON of the same message list; each half of a round trip
 // reads it, parses it, appends, and writes it whole.
 // Cold load: another store over the same data with no cache (as another
@@ -18,7 +26,7 @@
 //   HISTORY=0,100,1000 npx tsx bench/park-resume.ts      (the axis alone: PARTS=history)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentState, Msg, SessionStore } from '@parley/core';
+import type { AgentState, Msg, Sessions, SessionStore } from '@parley/core';
 import { AGENT_STATE_VERSION } from '@parley/core';
 import { SqliteSessionStore } from '@parley/store-sqlite';
 import { PostgresSessionStore } from '@parley/store-postgres';
@@ -117,6 +125,9 @@ type Point = {
   turns: number;
   steps: Side;
   boundaries: Side;
+  /** The same schedules on sessions with no history, timed beside them. */
+  stepsBeside: Side;
+  boundariesBeside: Side;
   floor: Side;
   coldParley: number;
   coldFloor: number;
@@ -158,11 +169,10 @@ async function measure(
   const steps = sessionsOn(store, 'steps');
   const boundaries = sessionsOn(store, 'boundaries');
   const rounds = roundsAt(turns);
-  const samples: { steps: Side[]; boundaries: Side[]; floor: Side[] } = {
-    steps: [],
-    boundaries: [],
-    floor: [],
-  };
+  const samples: Record<
+    'steps' | 'boundaries' | 'stepsBeside' | 'boundariesBeside' | 'floor',
+    Side[]
+  > = { steps: [], boundaries: [], stepsBeside: [], boundariesBeside: [], floor: [] };
   let bytes = 0;
   const warmUp = Math.ceil(rounds / 5);
   // Fresh sessions of exactly `turns` earlier turns, seeded before any is timed.
@@ -174,6 +184,8 @@ async function measure(
   for (const id of ids) {
     await store.save(id, seedState(id, turns), 0);
     await store.save(`${id}-b`, seedState(`${id}-b`, turns), 0);
+    // The sessions timed beside them: seeded the same way, with no history.
+    for (const beside of [`${id}-0`, `${id}-0b`]) await store.save(beside, seedState(beside, 0), 0);
     await floor.seed(id, seedText);
   }
   settle();
@@ -182,28 +194,40 @@ async function measure(
     const side = await timed(async () => resume(steps, id, await park(steps, id)));
     return { side, written: bytesWritten() - before };
   };
-  const boundariesSide = (id: string): Promise<Side> =>
-    timed(async () => resume(boundaries, `${id}-b`, await park(boundaries, `${id}-b`)));
+  const roundTrip = (sessions: Sessions, id: string): Promise<Side> =>
+    timed(async () => resume(sessions, id, await park(sessions, id)));
   for (const [index, id] of ids.entries()) {
-    // The two schedules take turns at running first: the one that runs right
-    // after the floor's round trip (megabytes parsed and written at 1,000
-    // turns) finds the CPU caches cold and pays for it; in a fixed order
-    // 'steps' always did, which made it look slower at 1,000 turns (see
-    // docs/decisions/store-0002-append-only-history.md, third pass).
-    let parley: { side: Side; written: number };
-    let bounded: Side;
-    if (index % 2 === 0) {
-      parley = await stepsSide(id);
-      bounded = await boundariesSide(id);
-    } else {
-      bounded = await boundariesSide(id);
-      parley = await stepsSide(id);
-    }
-    const floorSide = await timed(() => floorRoundTrip(floor, id, index));
+    let parley = { side: { time: 0, cpu: 0 }, written: 0 };
+    const sides: Partial<Record<keyof typeof samples, Side>> = {};
+    const runs: (() => Promise<void>)[] = [
+      async () => {
+        parley = await stepsSide(id);
+        sides.steps = parley.side;
+      },
+      async () => {
+        sides.boundaries = await roundTrip(boundaries, `${id}-b`);
+      },
+      async () => {
+        sides.stepsBeside = await roundTrip(steps, `${id}-0`);
+      },
+      async () => {
+        sides.boundariesBeside = await roundTrip(boundaries, `${id}-0b`);
+      },
+    ];
+    // Each iteration starts one further along, so each kind runs first as often.
+    for (let run = 0; run < runs.length; run++) await runs[(index + run) % runs.length]!();
+    sides.floor = await timed(() => floorRoundTrip(floor, id, index));
     if (index < warmUp) continue;
-    samples.steps.push(parley.side);
-    samples.boundaries.push(bounded);
-    samples.floor.push(floorSide);
+    for (const kind of [
+      'steps',
+      'boundaries',
+      'stepsBeside',
+      'boundariesBeside',
+      'floor',
+    ] as const) {
+      const side = sides[kind];
+      if (side !== undefined) samples[kind].push(side);
+    }
     bytes += parley.written;
   }
   const id = ids.at(-1) ?? '';
@@ -221,6 +245,8 @@ async function measure(
     turns,
     steps: medians(samples.steps),
     boundaries: medians(samples.boundaries),
+    stepsBeside: medians(samples.stepsBeside),
+    boundariesBeside: medians(samples.boundariesBeside),
     floor: medians(samples.floor),
     coldParley: quantile(coldParley, 0.5),
     coldFloor: quantile(coldFloor, 0.5),
@@ -236,7 +262,8 @@ function report(label: string, points: Point[], withBytes: boolean): void {
   console.log(`  ${label} (medians):`);
   console.log(
     '    earlier turns | floor | Parley steps | Parley boundaries | steps/floor | boundaries/floor | ' +
-      'steps/steps@0 | boundaries/boundaries@0 | CPU floor | CPU steps | CPU boundaries | ' +
+      'steps/steps@0 | boundaries/boundaries@0 | steps@0 beside | steps/beside | ' +
+      'boundaries/beside | CPU floor | CPU steps | CPU boundaries | ' +
       'CPU steps/steps@0 | cold load Parley | cold load floor' +
       (withBytes ? ' | bytes written per round trip (steps)' : ''),
   );
@@ -248,7 +275,9 @@ function report(label: string, points: Point[], withBytes: boolean): void {
       `    ${point.turns} | ${ms(point.floor.time)} | ${ms(point.steps.time)} | ` +
         `${ms(point.boundaries.time)} | ${ratio(point.steps.time, point.floor.time)} | ` +
         `${ratio(point.boundaries.time, point.floor.time)} | ${of(point.steps.time, zero?.steps.time)} | ` +
-        `${of(point.boundaries.time, zero?.boundaries.time)} | ${ms(point.floor.cpu)} | ` +
+        `${of(point.boundaries.time, zero?.boundaries.time)} | ${ms(point.stepsBeside.time)} | ` +
+        `${ratio(point.steps.time, point.stepsBeside.time)} | ` +
+        `${ratio(point.boundaries.time, point.boundariesBeside.time)} | ${ms(point.floor.cpu)} | ` +
         `${ms(point.steps.cpu)} | ${ms(point.boundaries.cpu)} | ${of(point.steps.cpu, zero?.steps.cpu)} | ` +
         `${ms(point.coldParley)} | ${ms(point.coldFloor)}` +
         (withBytes ? ` | ${(point.bytes / 1024).toFixed(1)} KB` : ''),
@@ -257,10 +286,13 @@ function report(label: string, points: Point[], withBytes: boolean): void {
   const thousand = points.find((point) => point.turns === 1000);
   if (zero === undefined || thousand === undefined) return;
   for (const persist of ['steps', 'boundaries'] as const) {
+    const beside = persist === 'steps' ? thousand.stepsBeside : thousand.boundariesBeside;
     console.log(
-      `    '${persist}': round trip at 1,000 / at 0: ` +
-        `${verdict(thousand[persist].time / zero[persist].time, 1.5)}; ` +
-        `CPU time ${ratio(thousand[persist].cpu, zero[persist].cpu)}; ` +
+      `    '${persist}': round trip at 1,000 / at 0 timed beside it: ` +
+        `${verdict(thousand[persist].time / beside.time, 1.5)}; ` +
+        `CPU time ${ratio(thousand[persist].cpu, beside.cpu)}; ` +
+        `at 0 timed in its own phase: ${ratio(thousand[persist].time, zero[persist].time)} ` +
+        `(CPU ${ratio(thousand[persist].cpu, zero[persist].cpu)}); ` +
         `at 1,000 / floor at 1,000: ${verdict(thousand[persist].time / thousand.floor.time, 0.5)}`,
     );
   }
