@@ -24,7 +24,6 @@
 // (/proc/self/io wchar: WAL frames and checkpoints), per round trip.
 //
 //   HISTORY=0,100,1000 npx tsx bench/park-resume.ts      (the axis alone: PARTS=history)
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentState, Msg, Sessions, SessionStore } from '@parley/core';
 import { AGENT_STATE_VERSION } from '@parley/core';
@@ -32,7 +31,15 @@ import { SqliteSessionStore } from '@parley/store-sqlite';
 import { PostgresSessionStore } from '@parley/store-postgres';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ms, park, quantile, ratio, resume, sessionsOn } from './park-resume-workload.js';
+import {
+  bytesWritten,
+  ms,
+  park,
+  quantile,
+  ratio,
+  resume,
+  sessionsOn,
+} from './park-resume-workload.js';
 import type { HistoryFloor } from './park-resume-history-floor.js';
 import {
   PgHistoryFloor,
@@ -111,12 +118,6 @@ const cpuSince = (start: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
 };
-
-/** The bytes this process has handed to write(2) so far (Linux). */
-function bytesWritten(): number {
-  const match = /^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
-  return match === null ? Number.NaN : Number(match[1]);
-}
 
 /** Medians of one side at one point of the axis. */
 type Side = { time: number; cpu: number };

@@ -1,6 +1,7 @@
 // The park/resume workload shared by bench/park-resume.ts and its history
 // axis: a write_file call that needs approval, the model that makes it, and
 // the two halves of a round trip through Sessions.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { Sessions, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
 import type {
@@ -64,3 +65,13 @@ export const quantile = (values: number[], q: number): number => {
 };
 export const ms = (value: number): string => `${value.toFixed(3)} ms`;
 export const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+
+/** The bytes this process has handed to write(2) so far (Linux; NaN elsewhere). */
+export function bytesWritten(): number {
+  try {
+    const match = /^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+    return match === null ? Number.NaN : Number(match[1]);
+  } catch {
+    return Number.NaN;
+  }
+}

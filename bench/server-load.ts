@@ -17,7 +17,8 @@
 // 50% of in-process. SYNC=NORMAL runs both without a sync per commit.
 // Each side also prints the CPU time per answer of this process (and over
 // HTTP of the clients' process), steadier than throughput on a busy machine,
-// and the time its event loop was busy per answer (CPU and blocking waits).
+// and the time its event loop was busy per answer (CPU and blocking waits)
+// and the bytes it wrote per answer (Linux: WAL frames, checkpoints, sockets).
 //
 // Memory, on a server of its own: RSS (after a full GC) per 1,000 idle SSE
 // clients (IDLE, default 1,000, held open by a child process, so only the
@@ -54,7 +55,16 @@ import type { ParleyServer } from '@parley/server';
 import { printProfileSummary } from './cpu-profile-summary.js';
 import { backends, removeBackendFiles } from './server-load-backends.js';
 import type { Backend, BackendMaker } from './server-load-backends.js';
-import { model, ms, park, quantile, ratio, sessionsOn, toolkit } from './park-resume-workload.js';
+import {
+  bytesWritten,
+  model,
+  ms,
+  park,
+  quantile,
+  ratio,
+  sessionsOn,
+  toolkit,
+} from './park-resume-workload.js';
 
 const SESSIONS = Number(process.env.SESSIONS ?? 1000);
 const CLIENTS = Number(process.env.CLIENTS ?? 64);
@@ -151,6 +161,8 @@ type Outcome = {
   p99: number;
   cpu: number;
   busy: number;
+  /** KB this process handed to write(2) per answer: WAL frames, checkpoints, sockets. */
+  written: number;
   clientCpu?: number;
 };
 
@@ -165,9 +177,11 @@ const outcomeOf = (
   elapsed: number,
   cpu: number,
   loop: EventLoopUtilization,
+  written: number,
 ): Outcome => ({
   cpu: cpu / latencies.length,
   busy: loop.active / latencies.length,
+  written: written / 1024 / latencies.length,
   perSecond: (latencies.length * 1000) / elapsed,
   p50: quantile(latencies, 0.5),
   p99: quantile(latencies, 0.99),
@@ -185,6 +199,7 @@ async function inProcess(backend: Backend, round: number, profile: boolean): Pro
   const latencies: number[] = [];
   const cpu = process.cpuUsage();
   const loop = performance.eventLoopUtilization();
+  const writtenBefore = bytesWritten();
   const started = performance.now();
   await inPool(ids, CLIENTS, async (id) => {
     const sent = performance.now();
@@ -201,7 +216,7 @@ async function inProcess(backend: Backend, round: number, profile: boolean): Pro
   const used = cpuSince(cpu);
   const busy = performance.eventLoopUtilization(loop);
   await stopProfile();
-  return outcomeOf(latencies, elapsed, used, busy);
+  return outcomeOf(latencies, elapsed, used, busy, bytesWritten() - writtenBefore);
 }
 
 /** A server on `backend` with two API keys, listening on loopback. */
@@ -293,6 +308,7 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
     let clientCpu: number | undefined;
     const cpu = process.cpuUsage();
     const loop = performance.eventLoopUtilization();
+    const writtenBefore = bytesWritten();
     if (INLINE_CLIENTS) {
       const started = performance.now();
       await inPool([...answers], CLIENTS, async ([id, answer]) => {
@@ -325,7 +341,7 @@ async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
     const busy = performance.eventLoopUtilization(loop);
     await stopProfile();
     return {
-      ...outcomeOf(latencies, elapsed, used, busy),
+      ...outcomeOf(latencies, elapsed, used, busy, bytesWritten() - writtenBefore),
       ...(clientCpu === undefined ? {} : { clientCpu }),
     };
   } finally {
@@ -472,7 +488,7 @@ try {
   );
   console.log(
     `  ${'round'.padEnd(7)}${'side'.padEnd(20)}answers/s   p50 first event           p99` +
-      `   CPU per answer   loop busy per answer`,
+      `   CPU per answer   loop busy per answer   written per answer`,
   );
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -489,7 +505,7 @@ try {
       console.log(
         `  ${String(round).padEnd(7)}${side.padEnd(20)}${outcome.perSecond.toFixed(0).padStart(9)}` +
           `   ${ms(outcome.p50).padStart(15)}   ${ms(outcome.p99).padStart(11)}` +
-          `   ${ms(outcome.cpu)}   ${ms(outcome.busy)}${clients}`,
+          `   ${ms(outcome.cpu)}   ${ms(outcome.busy)}   ${outcome.written.toFixed(1)} KB${clients}`,
       );
     }
     ratios.push(http.perSecond / baseline.perSecond);
