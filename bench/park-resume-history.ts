@@ -198,12 +198,13 @@ async function measure(
   const roundTrip = (sessions: Sessions, id: string): Promise<Side> =>
     timed(async () => resume(sessions, id, await park(sessions, id)));
   for (const [index, id] of ids.entries()) {
-    let parley = { side: { time: 0, cpu: 0 }, written: 0 };
+    let written = 0;
     const sides: Partial<Record<keyof typeof samples, Side>> = {};
     const runs: (() => Promise<void>)[] = [
       async () => {
-        parley = await stepsSide(id);
-        sides.steps = parley.side;
+        const timedSteps = await stepsSide(id);
+        sides.steps = timedSteps.side;
+        written = timedSteps.written;
       },
       async () => {
         sides.boundaries = await roundTrip(boundaries, `${id}-b`);
@@ -229,7 +230,7 @@ async function measure(
       const side = sides[kind];
       if (side !== undefined) samples[kind].push(side);
     }
-    bytes += parley.written;
+    bytes += written;
   }
   const id = ids.at(-1) ?? '';
   const coldParley: number[] = [];
