@@ -5,9 +5,8 @@
 import { InMemorySessionStore } from '@parley/core';
 import type { AgentState, ChatChunk, ChatModel, SaveOptions } from '@parley/core';
 import { describe, expect, it } from 'vitest';
-import { readFrames } from '../test/support.js';
+import { postJson, readFrames } from '../test/support.js';
 import { createServer } from './create-server.js';
-import type { ParleyServer } from './create-server.js';
 import { idempotencyClaim } from './idempotency.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
@@ -44,16 +43,6 @@ const logger = { debug: quiet, info: quiet, warn: quiet, error: quiet };
 const sse = { accept: 'text/event-stream', 'idempotency-key': 'k' };
 const json = { 'idempotency-key': 'k' };
 
-function send(server: ParleyServer, path: string, body: unknown, headers: Record<string, string>) {
-  return server.fetch(
-    new Request(`http://parley.test${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
-}
-
 /** A server on a fresh store and log, one session, and the path of its replies. */
 async function setUp(model: CountingModel, store = new InMemorySessionStore()) {
   const log = new SqliteServerLog({ path: ':memory:' });
@@ -88,14 +77,14 @@ describe('a keyed message whose reply failed', () => {
     const model = new CountingModel();
     const { server, log, id, path, close } = await setUp(model, new ExplodingStore());
     const message = { input: 'explode' };
-    const first = await outcome(await send(server, path, message, json));
+    const first = await outcome(await postJson(server, path, message, json));
     expect(first).toMatchObject({ status: 500, type: 'application/problem+json' });
     expect(JSON.parse(first.body)).toMatchObject({ code: 'internal' });
     const stored = await log.events(id, 0, 100);
     expect(stored[0]?.type).toBe('REPLY_START');
 
-    expect(await outcome(await send(server, path, message, json))).toEqual(first);
-    const frames = await readFrames(await send(server, path, message, sse));
+    expect(await outcome(await postJson(server, path, message, json))).toEqual(first);
+    const frames = await readFrames(await postJson(server, path, message, sse));
     expect(frames.map((frame) => Number(frame.id))).toEqual(stored.map((event) => event.seq));
     // Nothing ran again (the reply failed at its first save, before any model call).
     expect(await log.events(id, 0, 100)).toEqual(stored);
@@ -107,12 +96,12 @@ describe('a keyed message whose reply failed', () => {
     const model = new CountingModel();
     const { server, log, id, path, close } = await setUp(model, new ExplodingStore());
     const message = { input: 'explode' };
-    const first = await readFrames(await send(server, path, message, sse));
+    const first = await readFrames(await postJson(server, path, message, sse));
     expect(first[0]?.event).toBe('REPLY_START');
     const stored = await log.events(id, 0, 100);
 
-    expect(await readFrames(await send(server, path, message, sse))).toEqual(first);
-    const retried = await outcome(await send(server, path, message, json));
+    expect(await readFrames(await postJson(server, path, message, sse))).toEqual(first);
+    const retried = await outcome(await postJson(server, path, message, json));
     expect(retried).toMatchObject({ status: 500, type: 'application/problem+json' });
     expect(JSON.parse(retried.body)).toMatchObject({ code: 'internal' });
     expect(await log.events(id, 0, 100)).toEqual(stored);
@@ -128,7 +117,7 @@ describe('a keyed message whose reply failed', () => {
     if (claim === undefined) throw new Error('no claim');
     expect(await log.claimIdempotency(claim, 0)).toBeUndefined();
     await log.settleIdempotency({ ...claim, after: 0, lastSeq: 0, response: null });
-    const retried = await outcome(await send(server, path, message, json));
+    const retried = await outcome(await postJson(server, path, message, json));
     expect(retried).toMatchObject({ status: 500, type: 'application/problem+json' });
     expect(JSON.parse(retried.body)).toMatchObject({ code: 'internal' });
     expect(model.calls).toBe(0);
@@ -139,10 +128,10 @@ describe('a keyed message whose reply failed', () => {
     const model = new CountingModel(true);
     const { server, path, close } = await setUp(model);
     const message = { input: 'hello' };
-    const first = await outcome(await send(server, path, message, json));
+    const first = await outcome(await postJson(server, path, message, json));
     expect(first).toMatchObject({ status: 200, type: 'application/json' });
     expect(JSON.parse(first.body)).toMatchObject({ message: { finishedReason: 'error' } });
-    expect(await outcome(await send(server, path, message, json))).toEqual(first);
+    expect(await outcome(await postJson(server, path, message, json))).toEqual(first);
     expect(model.calls).toBe(1);
     await close();
   });

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InMemorySessionStore } from '@parley/core';
 import type { ChatChunk, ChatModel, ChatRequest, Logger } from '@parley/core';
 import { describe, expect, it } from 'vitest';
-import { readFrames, readText } from '../test/support.js';
+import { postJson, readFrames, readText } from '../test/support.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer } from './create-server.js';
 import { idempotencyClaim } from './idempotency.js';
@@ -47,16 +47,6 @@ function logTo(lines: string[]): Logger {
   };
 }
 
-function send(server: ParleyServer, path: string, body: unknown, headers: Record<string, string>) {
-  return server.fetch(
-    new Request(`http://parley.test${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
-}
-
 /** A server on an in-memory store and log, answering with a counted model. */
 function served() {
   const store = new InMemorySessionStore();
@@ -93,7 +83,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
     const path = `/v1/sessions/${id}/replies`;
     const message = { input: 'hello' };
     const sse = { accept: 'text/event-stream', 'idempotency-key': 'm1' };
-    const opened = await send(first, path, message, sse);
+    const opened = await postJson(first, path, message, sse);
     expect(opened.status).toBe(200);
     await readText(opened, (_chunk, all) => all.includes('TEXT_BLOCK_DELTA'));
     // Its events so far are stored (appends are committed a turn later).
@@ -110,16 +100,16 @@ describe('a keyed message retried after its first attempt stopped', () => {
       clock: () => new Date(Date.now() + hour),
       logger: logTo(lines),
     });
-    const json = await send(second, path, message, { 'idempotency-key': 'm1' });
+    const json = await postJson(second, path, message, { 'idempotency-key': 'm1' });
     expect(json.status).toBe(409);
     expect(await json.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
 
     // With text/event-stream: the first attempt's events as stored, then the stream ends.
-    const frames = await readFrames(await send(second, path, message, sse));
+    const frames = await readFrames(await postJson(second, path, message, sse));
     expect(frames.map((frame) => Number(frame.id))).toEqual(stored.map((event) => event.seq));
     expect(frames[0]?.event).toBe('REPLY_START');
     // Settled: the same again, from either server.
-    const again = await send(first, path, message, { 'idempotency-key': 'm1' });
+    const again = await postJson(first, path, message, { 'idempotency-key': 'm1' });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
 
@@ -130,7 +120,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
     expect(model.calls).toBe(1);
     await first.close();
     // The first attempt, cancelled at close, could no longer settle the claim it lost.
-    const late = await send(second, path, message, { 'idempotency-key': 'm1' });
+    const late = await postJson(second, path, message, { 'idempotency-key': 'm1' });
     expect(await late.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
     await second.close();
     log.close();
@@ -146,7 +136,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
     if (dead === undefined) throw new Error('no claim');
     expect(await log.claimIdempotency(dead, 0)).toBeUndefined();
 
-    const response = await send(server, `/v1/sessions/${id}/replies`, message, {
+    const response = await postJson(server, `/v1/sessions/${id}/replies`, message, {
       'idempotency-key': 'm2',
     });
     expect(response.status).toBe(200);
@@ -162,13 +152,13 @@ describe('a keyed message retried after its first attempt stopped', () => {
     const { store, log, model, server } = served();
     const id = await createSession(server);
     const path = `/v1/sessions/${id}/replies`;
-    expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
+    expect((await postJson(server, path, { input: 'earlier' }, {})).status).toBe(200);
     const message = { input: 'hello' };
     // The dead attempt recorded the number its reply would start after, then stopped.
     const dead = await deadClaim(log, 'm3', id, message);
     await log.startIdempotency({ ...dead, after: await log.lastSeq(id) });
 
-    const response = await send(server, path, message, { 'idempotency-key': 'm3' });
+    const response = await postJson(server, path, message, { 'idempotency-key': 'm3' });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ message: { finishedReason: 'completed' } });
     expect(model.calls).toBe(2);
@@ -182,7 +172,7 @@ describe('a keyed message retried after its first attempt stopped', () => {
     const { store, log, model, server } = served();
     const id = await createSession(server);
     const path = `/v1/sessions/${id}/replies`;
-    expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
+    expect((await postJson(server, path, { input: 'earlier' }, {})).status).toBe(200);
     const message = { input: 'hello' };
     // The dead attempt recorded `after`, stored its REPLY_START, and stopped
     // before it could say anything more on the claim.
@@ -192,11 +182,11 @@ describe('a keyed message retried after its first attempt stopped', () => {
     const start = { seq: after + 1, type: 'REPLY_START', data: '{"type":"REPLY_START"}' };
     await log.append(id, [start], after + 1);
 
-    const json = await send(server, path, message, { 'idempotency-key': 'm4' });
+    const json = await postJson(server, path, message, { 'idempotency-key': 'm4' });
     expect(json.status).toBe(409);
     expect(await json.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
     const sse = { accept: 'text/event-stream', 'idempotency-key': 'm4' };
-    const frames = await readFrames(await send(server, path, message, sse));
+    const frames = await readFrames(await postJson(server, path, message, sse));
     expect(frames.map((frame) => [Number(frame.id), frame.event])).toEqual([
       [after + 1, 'REPLY_START'],
     ]);
@@ -241,10 +231,10 @@ describe('a keyed message', () => {
     const server = createServer({ store, log, agent: { name: 'assistant', model }, authenticate });
     const id = await createSession(server);
     const path = `/v1/sessions/${id}/replies`;
-    expect((await send(server, path, { input: 'earlier' }, {})).status).toBe(200);
+    expect((await postJson(server, path, { input: 'earlier' }, {})).status).toBe(200);
     const after = await log.lastSeq(id);
     watching = true;
-    const response = await send(server, path, { input: 'hello' }, { 'idempotency-key': 'm5' });
+    const response = await postJson(server, path, { input: 'hello' }, { 'idempotency-key': 'm5' });
     expect(response.status).toBe(200);
     expect(seen).toEqual([after]);
     const [first] = await log.events(id, after, 1);

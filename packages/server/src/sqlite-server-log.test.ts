@@ -50,11 +50,19 @@ describe('SqliteServerLog appends', () => {
   });
 });
 
+/** Runs `test` on the path of a log file in a directory of its own, removed afterwards. */
+async function withLogFile(test: (path: string) => Promise<void>): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
+  try {
+    await test(join(directory, 'log.db'));
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 describe('SqliteServerLog migrations', () => {
   it('carries events over into the rowid table, numbers still unique per session', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
-    try {
-      const path = join(directory, 'log.db');
+    await withLogFile(async (path) => {
       // The events table as schema version 6 left it: clustered on (session_id, seq).
       new SqliteServerLog({ path }).close();
       const before = new Database(path);
@@ -85,15 +93,11 @@ describe('SqliteServerLog migrations', () => {
         .all();
       after.close();
       expect(indexes.map((index) => index.name)).toContain('parley_session_events_seq');
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 
   it('carries claims made before claim holders over: settled kept, running taken over', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
-    try {
-      const path = join(directory, 'log.db');
+    await withLogFile(async (path) => {
       // The tables as the build before claim holders left them (schema version 3).
       new SqliteServerLog({ path }).close();
       const before = new Database(path);
@@ -127,8 +131,6 @@ describe('SqliteServerLog migrations', () => {
       // Its process is gone (one process writes the file): a retry takes it over.
       expect(await log.claimIdempotency(claim('running'), 1000)).toBeUndefined();
       log.close();
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -133,3 +133,19 @@ export function callAsAlice(
     }),
   );
 }
+
+/** A POST of `body` as JSON to `server`, with `headers` besides the content type. */
+export function postJson(
+  server: ParleyServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return server.fetch(
+    new Request(`http://parley.test${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+}
