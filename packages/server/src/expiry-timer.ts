@@ -26,7 +26,7 @@ export async function sweepExpired(context: ServerContext, now: Date): Promise<E
       const events = context.feed.record(sessionId, context.sessions.expireStream(sessionId, now));
       for await (const event of events) lastType = event.type;
       if (lastType !== undefined) {
-        await indexWaiting(context, sessionId, lastType === 'REPLY_END');
+        await indexWaiting(context, sessionId);
         sweep.expired.push(sessionId);
       } else {
         sweep.skipped.push(sessionId);

@@ -106,6 +106,18 @@ export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
       ALTER TABLE ${schema}.parley_idempotency
         ADD COLUMN status integer NOT NULL DEFAULT 200;`,
   },
+  {
+    version: 7,
+    name: 'waiting calls versions',
+    // The version of the stored state each session's waiting calls were
+    // read from: a refresh from an older state is ignored. Sessions indexed
+    // before have none, and the next refresh sets it.
+    sql: (schema) => `
+      CREATE TABLE ${schema}.parley_waiting_versions (
+        session_id text PRIMARY KEY,
+        version bigint NOT NULL
+      );`,
+  },
 ];
 
 /** Runs `work` in a transaction on a pooled client; a client whose ROLLBACK failed is discarded. */

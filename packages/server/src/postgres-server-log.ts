@@ -215,9 +215,23 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     return this.notices.watch(sessionId, listener);
   }
 
-  async setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
+  async setWaiting(
+    sessionId: string,
+    approvals: readonly Approval[],
+    version: number,
+  ): Promise<void> {
     const table = this.table('parley_waiting_calls');
+    const versions = this.table('parley_waiting_versions');
     await this.transaction(async (client) => {
+      // Holds the session's version row until commit: refreshes of one session take turns.
+      const newer = await client.query(
+        `INSERT INTO ${versions} AS known (session_id, version) VALUES ($1, $2)
+         ON CONFLICT (session_id) DO UPDATE SET version = excluded.version
+         WHERE excluded.version >= known.version
+         RETURNING 1`,
+        [sessionId, version],
+      );
+      if (newer.rowCount === 0) return;
       await client.query(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
       if (approvals.length === 0) return;
       await client.query(

@@ -285,9 +285,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
     const settled = running.done.then(async (outcome) => {
       // The JSON response reports a failure itself; a stream's client only sees it end.
       if (outcome.error !== undefined && streaming) failed('A reply failed.')(outcome.error);
-      await indexWaiting(context, id, outcome.ended).catch(
-        failed('Could not refresh the approvals index.'),
-      );
+      await indexWaiting(context, id).catch(failed('Could not refresh the approvals index.'));
       // Only a JSON response, or a keyed request's stored outcome, needs the message.
       const needed = outcome.error === undefined && (!streaming || claim !== undefined);
       // Never rejects: close() and the stream's end wait on this.

@@ -5,13 +5,12 @@ import type { EventFeed } from './event-feed.js';
  * A reply the server started: the number of the last event before it, and
  * `done`, which resolves to the number of its last event once the reply
  * has parked or ended (it never rejects: a failure after the start is an
- * event of the reply or, if the runner threw, `error`). `ended`: its last
- * event was `REPLY_END` (so the session waits on nothing).
+ * event of the reply or, if the runner threw, `error`).
  */
 export type RunningReply = {
   sessionId: string;
   after: number;
-  done: Promise<{ lastSeq: number; error: unknown; ended?: boolean }>;
+  done: Promise<{ lastSeq: number; error: unknown }>;
 };
 
 /**
@@ -41,13 +40,11 @@ export async function startReply(
   const after = first.value.seq - 1;
   const done = (async () => {
     let lastSeq = first.value.seq;
-    let lastType = first.value.type;
     try {
       for (let step = await events.next(); step.done !== true; step = await events.next()) {
         lastSeq = step.value.seq;
-        lastType = step.value.type;
       }
-      return { lastSeq, error: undefined, ended: lastType === 'REPLY_END' };
+      return { lastSeq, error: undefined };
     } catch (error) {
       return { lastSeq, error };
     }

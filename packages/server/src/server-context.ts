@@ -65,16 +65,14 @@ export async function visibleSession(
 
 /**
  * Refreshes the approvals index of a session from its stored state, after
- * a reply of it parked, ended or was cancelled. `ended`: the reply's last
- * event was `REPLY_END`, so it waits on nothing and the state is not read.
+ * a reply of it parked, ended or was cancelled. The index is written with
+ * the version of the state read, so a refresh that read an older state
+ * than one written meanwhile (a reply started since, here or on another
+ * node) leaves the newer one in place.
  */
-export async function indexWaiting(
-  context: ServerContext,
-  sessionId: string,
-  ended = false,
-): Promise<void> {
-  if (ended) return context.log.setWaiting(sessionId, []);
-  const state = (await context.store.load(sessionId))?.state;
+export async function indexWaiting(context: ServerContext, sessionId: string): Promise<void> {
+  const stored = await context.store.load(sessionId);
+  const state = stored?.state;
   const reply = state?.reply;
   const approvals =
     state === undefined || reply?.status !== 'parked'
@@ -85,5 +83,5 @@ export async function indexWaiting(
           deadline: reply.deadline ?? null,
           toolCall,
         }));
-  await context.log.setWaiting(sessionId, approvals);
+  await context.log.setWaiting(sessionId, approvals, stored?.version ?? 0);
 }

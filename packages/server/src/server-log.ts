@@ -39,8 +39,13 @@ export interface SessionLog {
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]>;
   /** The highest number stored or reserved for the session (0 for none). */
   lastSeq(sessionId: string): Promise<number>;
-  /** Replaces what the session waits on in the approvals index (none: `[]`). */
-  setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void>;
+  /**
+   * Replaces what the session waits on in the approvals index (none: `[]`)
+   * with what its stored state at `version` waits on, unless the index was
+   * last set from a later version: a refresh that read the state before
+   * another (on this process or another) never undoes the other's.
+   */
+  setWaiting(sessionId: string, approvals: readonly Approval[], version: number): Promise<void>;
   /**
    * Records the first request with this principal and key (its `claimId`
    * held until `heldUntil`), or gives the one recorded before (then nothing

@@ -75,6 +75,7 @@ describe('SqliteServerLog migrations', () => {
         INSERT INTO parley_session_events VALUES ('s1', 1, 'REPLY_START', '{"n":1}');
         INSERT INTO parley_session_events VALUES ('s2', 1, 'REPLY_START', '{"n":1}');
         INSERT INTO parley_session_event_heads VALUES ('s2', 64);
+        DROP TABLE parley_waiting_versions;
         UPDATE parley_server_schema SET version = 6;`);
       before.close();
       const log = new SqliteServerLog({ path });
@@ -96,6 +97,25 @@ describe('SqliteServerLog migrations', () => {
     });
   });
 
+  it('keeps the waiting calls indexed before versions, replaced by the next refresh', async () => {
+    await withLogFile(async (path) => {
+      new SqliteServerLog({ path }).close();
+      const before = new Database(path);
+      before.exec(`
+        DROP TABLE parley_waiting_versions;
+        INSERT INTO parley_server_sessions VALUES ('a', 'alice', '2026-01-01');
+        INSERT INTO parley_waiting_calls VALUES ('a', 'c1', 0, 'r1', NULL,
+          '{"type":"tool_call","id":"c1","name":"write_file","awaiting":"confirm"}');
+        UPDATE parley_server_schema SET version = 7;`);
+      before.close();
+      const log = new SqliteServerLog({ path });
+      expect((await log.listWaiting('alice')).map((approval) => approval.replyId)).toEqual(['r1']);
+      await log.setWaiting('a', [], 1);
+      expect(await log.listWaiting('alice')).toEqual([]);
+      log.close();
+    });
+  });
+
   it('carries claims made before claim holders over: settled kept, running taken over', async () => {
     await withLogFile(async (path) => {
       // The tables as the build before claim holders left them (schema version 3).
@@ -106,6 +126,7 @@ describe('SqliteServerLog migrations', () => {
         ALTER TABLE parley_idempotency DROP COLUMN held_until;
         ALTER TABLE parley_idempotency DROP COLUMN interrupted;
         ALTER TABLE parley_idempotency DROP COLUMN status;
+        DROP TABLE parley_waiting_versions;
         UPDATE parley_server_schema SET version = 3;
         INSERT INTO parley_idempotency VALUES ('alice', 'done', 'h', 1, 3, '"ok"');
         INSERT INTO parley_idempotency VALUES ('alice', 'running', 'h', NULL, NULL, NULL);`);

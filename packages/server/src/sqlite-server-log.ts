@@ -67,6 +67,10 @@ const migrations: readonly string[] = [
    DROP TABLE parley_session_events;
    ALTER TABLE parley_session_events_by_rowid RENAME TO parley_session_events;
    CREATE UNIQUE INDEX parley_session_events_seq ON parley_session_events (session_id, seq);`,
+  // The version of the stored state each session's waiting calls were read
+  // from: a refresh from an older state is ignored.
+  `CREATE TABLE parley_waiting_versions (
+     session_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;`,
 ];
 
 type SessionRow = { rowid: number; id: string; owner: string; created_at: string };
@@ -98,6 +102,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     session: Database.Statement<[string], SessionRow>;
     events: Database.Statement<[string, number, number], StoredEvent>;
     lastSeq: Database.Statement<[string, string], EventHead>;
+    waitingVersion: Database.Statement<[string, number]>;
     clearWaiting: Database.Statement<[string]>;
     insertWaiting: Database.Statement<[string, string, number, string, string | null, string]>;
     insertEvent: Database.Statement<[string, number, string, string]>;
@@ -134,6 +139,12 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
            coalesce((SELECT max(seq) FROM parley_session_events WHERE session_id = ?), 0) AS stored,
            coalesce((SELECT reserved FROM parley_session_event_heads WHERE session_id = ?), 0)
              AS reserved`,
+      ),
+      // Changes a row only for a version at least the one recorded.
+      waitingVersion: this.database.prepare(
+        `INSERT INTO parley_waiting_versions (session_id, version) VALUES (?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET version = excluded.version
+         WHERE excluded.version >= version`,
       ),
       clearWaiting: this.database.prepare('DELETE FROM parley_waiting_calls WHERE session_id = ?'),
       insertWaiting: this.database.prepare(
@@ -259,8 +270,9 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     return Promise.resolve(Math.max(head.stored, head.reserved));
   }
 
-  setWaiting(sessionId: string, approvals: readonly Approval[]): Promise<void> {
+  setWaiting(sessionId: string, approvals: readonly Approval[], version: number): Promise<void> {
     return this.writes.run(() => {
+      if (this.statements.waitingVersion.run(sessionId, version).changes === 0) return;
       this.statements.clearWaiting.run(sessionId);
       approvals.forEach((approval, position) =>
         this.statements.insertWaiting.run(

@@ -174,9 +174,9 @@ export function describeSessionLogConformance(
         deadline,
         toolCall: call(id, id.endsWith('x') ? 'external' : 'confirm'),
       });
-      await log.setWaiting('b', [approval('b', 'b1', null)]);
-      await log.setWaiting('a', [approval('a', 'a2', '2026-03-01T00:00:00.000Z')]);
-      await log.setWaiting('a', [approval('a', 'a2', null), approval('a', 'a1x', null)]);
+      await log.setWaiting('b', [approval('b', 'b1', null)], 1);
+      await log.setWaiting('a', [approval('a', 'a2', '2026-03-01T00:00:00.000Z')], 1);
+      await log.setWaiting('a', [approval('a', 'a2', null), approval('a', 'a1x', null)], 2);
       expect(await log.listWaiting(null)).toEqual([
         approval('a', 'a2', null),
         approval('a', 'a1x', null),
@@ -184,9 +184,49 @@ export function describeSessionLogConformance(
       ]);
       expect(await log.listWaiting('bob')).toEqual([approval('b', 'b1', null)]);
       expect(await log.listWaiting('carol')).toEqual([]);
-      await log.setWaiting('a', []);
+      await log.setWaiting('a', [], 3);
       expect(await log.listWaiting('alice')).toEqual([]);
       expect(await log.listWaiting(null)).toEqual([approval('b', 'b1', null)]);
+    });
+
+    it('leaves the approvals index alone for a refresh from an older state', async () => {
+      const log = await fresh();
+      await log.createSession({ id: 'a', owner: 'alice', createdAt: '2026-01-01' });
+      const approval = (replyId: string, id: string): Approval => ({
+        sessionId: 'a',
+        replyId,
+        deadline: null,
+        toolCall: call(id, 'confirm'),
+      });
+      // A reply parked at version 4 and was indexed; the refresh of the
+      // reply before it (read at version 2, when that one had ended) comes late.
+      await log.setWaiting('a', [approval('r2', 'c2')], 4);
+      await log.setWaiting('a', [], 2);
+      await log.setWaiting('a', [approval('r1', 'c1')], 3);
+      expect(await log.listWaiting('alice')).toEqual([approval('r2', 'c2')]);
+      // The same version again, or a later one, replaces it.
+      await log.setWaiting('a', [approval('r2', 'c2'), approval('r2', 'c3')], 4);
+      expect(await log.listWaiting('alice')).toEqual([approval('r2', 'c2'), approval('r2', 'c3')]);
+      await log.setWaiting('a', [], 6);
+      expect(await log.listWaiting('alice')).toEqual([]);
+      await log.setWaiting('a', [approval('r2', 'c2')], 5);
+      expect(await log.listWaiting('alice')).toEqual([]);
+    });
+
+    it('takes concurrent refreshes of one session in any order and keeps the latest state', async () => {
+      const log = await fresh();
+      await log.createSession({ id: 'a', owner: 'alice', createdAt: '2026-01-01' });
+      const waiting = (version: number): Approval[] => [
+        {
+          sessionId: 'a',
+          replyId: `r${version}`,
+          deadline: null,
+          toolCall: call(`c${version}`, 'confirm'),
+        },
+      ];
+      const versions = [3, 7, 1, 6, 2, 5, 4];
+      await Promise.all(versions.map((version) => log.setWaiting('a', waiting(version), version)));
+      expect(await log.listWaiting('alice')).toEqual(waiting(7));
     });
 
     describeIdempotencyConformance(fresh);

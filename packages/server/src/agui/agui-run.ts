@@ -227,7 +227,7 @@ export async function startAguiRun(
         if (current !== undefined) {
           const outcome = await current.done;
           lastSeq = Math.max(lastSeq, outcome.lastSeq);
-          await indexWaiting(context, sessionId, outcome.ended).catch(() => undefined);
+          await indexWaiting(context, sessionId).catch(() => undefined);
           if (outcome.error !== undefined) {
             failure = failureOf(outcome.error);
             break;
