@@ -13,7 +13,8 @@
 // `request` (the default): same requests and parser, about twice the CPU.
 // Baseline: the same answers through Sessions.replyStream on the same kind
 // of store, in this process, from the call until its first event. Both run
-// ROUNDS times (default 2), alternating; the target is HTTP throughput ≥
+// ROUNDS times (default 2), alternating, after an untimed warm-up of both
+// (WARMUP sessions, default 300); the target is HTTP throughput ≥
 // 50% of in-process. SYNC=NORMAL runs both without a sync per commit.
 // Each side also prints the CPU time per answer of this process (and over
 // HTTP of the clients' process), steadier than throughput on a busy machine,
@@ -69,6 +70,7 @@ import {
 const SESSIONS = Number(process.env.SESSIONS ?? 1000);
 const CLIENTS = Number(process.env.CLIENTS ?? 64);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const WARMUP = Number(process.env.WARMUP ?? 300);
 const IDLE = Number(process.env.IDLE ?? 1000);
 const PARKED = Number(process.env.PARKED ?? 10_000);
 const PROBES = Number(process.env.PROBES ?? 2000);
@@ -188,9 +190,14 @@ const outcomeOf = (
 });
 
 /** The baseline: SESSIONS parked and answered through Sessions, in this process. */
-async function inProcess(backend: Backend, round: number, profile: boolean): Promise<Outcome> {
+async function inProcess(
+  backend: Backend,
+  round: number,
+  profile: boolean,
+  count = SESSIONS,
+): Promise<Outcome> {
   const sessions = sessionsOn(backend.store);
-  const ids = Array.from({ length: SESSIONS }, (_, index) => `local-${round}-${index}`);
+  const ids = Array.from({ length: count }, (_, index) => `local-${round}-${index}`);
   const approvals = new Map<string, Awaited<ReturnType<typeof park>>>();
   await inPool(ids, CLIENTS, async (id) => {
     approvals.set(id, await park(sessions, id));
@@ -290,12 +297,12 @@ async function parkOverHttp(served: Served, stream: boolean): Promise<[string, u
 }
 
 /** The HTTP side: SESSIONS parked over HTTP, then answered by CLIENTS clients, each read to its end. */
-async function overHttp(backend: Backend, profile: boolean): Promise<Outcome> {
+async function overHttp(backend: Backend, profile: boolean, count = SESSIONS): Promise<Outcome> {
   const served = await serverOn(backend);
   try {
     const answers = new Map<string, unknown>();
     await inPool(
-      Array.from({ length: SESSIONS }, (_, index) => index),
+      Array.from({ length: count }, (_, index) => index),
       CLIENTS,
       async () => {
         const [id, answer] = await parkOverHttp(served, true);
@@ -490,6 +497,13 @@ try {
     `  ${'round'.padEnd(7)}${'side'.padEnd(20)}answers/s   p50 first event           p99` +
       `   CPU per answer   loop busy per answer   written per answer`,
   );
+  if (WARMUP > 0) {
+    // Untimed: the first side timed would otherwise also pay for compiling the answer's path.
+    const local = await maker('warmup-local');
+    await inProcess(local, 0, false, WARMUP).finally(() => local.close());
+    const remote = await maker('warmup-http');
+    await overHttp(remote, false, WARMUP).finally(() => remote.close());
+  }
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const local = await maker(`local-${round}`);
