@@ -24,8 +24,18 @@ const SHARED_FLUSH_MS = 250;
 
 type Listener = (event: StoredEvent) => void;
 
-/** A session's live side: events handed out but not yet stored, and who follows them. */
-type Channel = { pending: StoredEvent[]; listeners: Set<Listener>; recording: boolean };
+/**
+ * A session's live side: events handed out but not yet stored, who follows
+ * them (and whom to tell when events numbered here could not be stored),
+ * and the highest number a recording here has given an event of it.
+ */
+type Channel = {
+  pending: StoredEvent[];
+  listeners: Set<Listener>;
+  missed: Set<() => void>;
+  recording: boolean;
+  numbered: number;
+};
 
 /** What a subscriber gets at once: the events handed out but not yet stored, and how to leave. */
 export type Subscription = { pending: StoredEvent[]; unsubscribe: () => void };
@@ -102,7 +112,13 @@ export class EventFeed {
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (channel === undefined) {
-      channel = { pending: [], listeners: new Set(), recording: false };
+      channel = {
+        pending: [],
+        listeners: new Set(),
+        missed: new Set(),
+        recording: false,
+        numbered: 0,
+      };
       this.channels.set(sessionId, channel);
     }
     return channel;
@@ -117,18 +133,32 @@ export class EventFeed {
   /**
    * Follows a session: `listener` gets every event handed out from now on;
    * `pending` lists those handed out before and not yet stored, so a reader
-   * of the log misses none.
+   * of the log misses none. `missed` is called when an append of events
+   * numbered here failed: the log may hold other events under their
+   * numbers (stored by another process), which only the log can tell.
    */
-  subscribe(sessionId: string, listener: Listener): Subscription {
+  subscribe(sessionId: string, listener: Listener, missed?: () => void): Subscription {
     const channel = this.channel(sessionId);
     channel.listeners.add(listener);
+    if (missed !== undefined) channel.missed.add(missed);
     return {
       pending: [...channel.pending],
       unsubscribe: () => {
         channel.listeners.delete(listener);
+        if (missed !== undefined) channel.missed.delete(missed);
         this.release(sessionId, channel);
       },
     };
+  }
+
+  /**
+   * The highest number a reply recorded here has given an event of
+   * `sessionId` while someone followed it (0 for none): those events reach
+   * the followers from here once stored, so a notice of their append need
+   * not send anyone to the log.
+   */
+  numbered(sessionId: string): number {
+    return this.channels.get(sessionId)?.numbered ?? 0;
   }
 
   /**
@@ -183,6 +213,7 @@ export class EventFeed {
       for (;;) {
         const event = step.value;
         last += 1;
+        channel.numbered = last;
         const stored: StoredEvent = { seq: last, type: event.type, data: JSON.stringify(event) };
         // Deltas under numbers already reserved may be shown before they are
         // stored, as long as nothing before them waits to be.
@@ -255,7 +286,12 @@ export class EventFeed {
   ): Promise<void> {
     const batch = held.length === 0 ? channel.pending : [...channel.pending, ...held];
     const handedOut = channel.pending.length;
-    await this.log.append(sessionId, batch, reservedThrough);
+    try {
+      await this.log.append(sessionId, batch, reservedThrough);
+    } catch (error) {
+      for (const missed of channel.missed) missed();
+      throw error;
+    }
     channel.pending = channel.pending.slice(handedOut);
   }
 }

@@ -48,17 +48,24 @@ export async function* followEventBatches(
   const rouse = (): void => {
     wake?.();
   };
-  // Listening starts before anything is read, so no append is missed.
-  const unwatch = await log.watch?.(sessionId, (seq) => {
-    if (seq > last) {
-      behind = true;
-      rouse();
-    }
-  });
-  const subscription = feed.subscribe(sessionId, (event) => {
-    queue.push(event);
+  const readLog = (): void => {
+    behind = true;
     rouse();
+  };
+  // Listening starts before anything is read, so no append is missed. An
+  // append of numbers the feed gave out was made here: its events come
+  // from the feed (or, if it failed, `readLog` is called).
+  const unwatch = await log.watch?.(sessionId, (seq) => {
+    if (seq > last && seq > feed.numbered(sessionId)) readLog();
   });
+  const subscription = feed.subscribe(
+    sessionId,
+    (event) => {
+      queue.push(event);
+      rouse();
+    },
+    readLog,
+  );
   void end?.then((seq) => {
     endSeq = seq;
     rouse();

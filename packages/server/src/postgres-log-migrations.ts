@@ -110,13 +110,15 @@ export const POSTGRES_LOG_MIGRATIONS: readonly PostgresLogMigration[] = [
     version: 7,
     name: 'waiting calls versions',
     // The version of the stored state each session's waiting calls were
-    // read from: a refresh from an older state is ignored. Sessions indexed
-    // before have none, and the next refresh sets it.
+    // read from: a refresh from an older state is ignored, and only the
+    // calls of the version recorded are listed. Sessions indexed before
+    // have none (their calls are listed), and the next refresh sets it.
     sql: (schema) => `
       CREATE TABLE ${schema}.parley_waiting_versions (
         session_id text PRIMARY KEY,
         version bigint NOT NULL
-      );`,
+      );
+      ALTER TABLE ${schema}.parley_waiting_calls ADD COLUMN version bigint NOT NULL DEFAULT 0;`,
   },
 ];
 

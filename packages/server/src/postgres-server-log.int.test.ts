@@ -1,6 +1,6 @@
 import { StoreMigrationError } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   describeSessionLogConformance,
   drain,
@@ -12,7 +12,7 @@ import { followEvents } from './follow.js';
 import { applyLogMigrations, POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';
 import { PostgresServerLog } from './postgres-server-log.js';
 import { postgresRateLimit } from './rate-limit.js';
-import { RateLimitedError } from './errors.js';
+import { EventNumberTakenError, RateLimitedError } from './errors.js';
 import type { StoredEvent } from './server-log.js';
 
 const url = process.env.PARLEY_PG_URL ?? '';
@@ -80,6 +80,30 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
       ),
     ).rejects.toBeInstanceOf(StoreMigrationError);
     await Promise.all(logs.map((log) => log.close()));
+  });
+
+  it('lists the waiting calls indexed before versions until the next refresh replaces them', async () => {
+    if (admin === undefined) throw new Error('no admin pool');
+    const schema = randomName('parley_log_test');
+    schemas.push(schema);
+    const quoted = escapeIdentifier(schema);
+    await applyLogMigrations(admin, quoted, schema, POSTGRES_LOG_MIGRATIONS.slice(0, 6));
+    await admin.query(
+      `INSERT INTO ${quoted}.parley_server_sessions (id, owner, created_at)
+         VALUES ('a', 'alice', '2026-01-01');
+       INSERT INTO ${quoted}.parley_waiting_calls
+         (session_id, tool_call_id, position, reply_id, deadline, tool_call)
+         VALUES ('a', 'c1', 0, 'r1', NULL,
+           '{"type":"tool_call","id":"c1","name":"write_file","awaiting":"confirm"}')`,
+    );
+    const log = await PostgresServerLog.open({ connectionString: url, schema });
+    await log.migrate();
+    expect((await log.listWaiting('alice')).map((approval) => approval.replyId)).toEqual(['r1']);
+    await log.setWaiting('a', [], 1);
+    expect(await log.listWaiting('alice')).toEqual([]);
+    const left = await admin.query(`SELECT count(*)::int AS n FROM ${quoted}.parley_waiting_calls`);
+    expect(left.rows[0]).toEqual({ n: 0 });
+    await log.close();
   });
 
   it('carries claims made before claim holders over: settled ones kept, running ones held one lease', async () => {
@@ -231,6 +255,60 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
       Array.from({ length: 5 + 103 }, (_, index) => index + 2),
     );
     expect(await nodeA.events('s1', 1, 1000)).toEqual(seen);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
+  it("reads the log for another node's appends, not for those of replies it records itself", async () => {
+    const [nodeA, nodeB] = await deployment(2);
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
+    const reads = vi.spyOn(nodeA, 'events');
+    const feedA = new EventFeed(nodeA);
+    const controller = new AbortController();
+    const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
+    const seen: number[] = [];
+    let until = 0;
+    let reached: () => void = () => undefined;
+    const following = (async () => {
+      for await (const stored of follower) {
+        seen.push(stored.seq);
+        if (stored.seq === until) reached();
+      }
+    })();
+    const local = await drain(feedA.record('s1', live(textReply('s1', 20))));
+    until = local.at(-1)?.seq ?? 0;
+    if (seen.at(-1) !== until) await new Promise<void>((resolve) => (reached = resolve));
+    // Each of its own appends was announced on the channel; none sent the follower to the log.
+    expect(reads).toHaveBeenCalledTimes(1);
+    const remote = await drain(new EventFeed(nodeB).record('s1', live(textReply('s1', 3))));
+    until = remote.at(-1)?.seq ?? 0;
+    if (seen.at(-1) !== until) await new Promise<void>((resolve) => (reached = resolve));
+    controller.abort();
+    await following;
+    expect(seen).toEqual([...local, ...remote].map((stored) => stored.seq));
+    expect(reads.mock.calls.length).toBeGreaterThan(1);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
+  it('sends followers to the log when numbers given here were stored by another node', async () => {
+    const [nodeA, nodeB] = await deployment(2);
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
+    const feedA = new EventFeed(nodeA);
+    const controller = new AbortController();
+    const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
+    const first = follower.next();
+    // Node B stores number 1 between node A's read of the last number and its append.
+    const taken: StoredEvent = { seq: 1, type: 'REPLY_START', data: '{"from":"b"}' };
+    const lastSeq = nodeA.lastSeq.bind(nodeA);
+    vi.spyOn(nodeA, 'lastSeq').mockImplementationOnce(async (sessionId) => {
+      const seq = await lastSeq(sessionId);
+      await nodeB.append(sessionId, [taken], 1);
+      return seq;
+    });
+    await expect(drain(feedA.record('s1', live(textReply('s1', 2))))).rejects.toBeInstanceOf(
+      EventNumberTakenError,
+    );
+    expect(await first).toEqual({ done: false, value: taken });
+    controller.abort();
     await Promise.all([nodeA.close(), nodeB.close()]);
   });
 

@@ -1,12 +1,11 @@
 import { InvalidInputError } from '@parley/core';
 import { Pool, escapeIdentifier } from 'pg';
-import type { PoolClient } from 'pg';
 import { AppendNotices } from './append-notices.js';
 import { PostgresApiKeys } from './postgres-api-keys.js';
 import type { LogQuery } from './postgres-api-keys.js';
 import { PostgresAppendBatch } from './postgres-append-batch.js';
 import { PostgresIdempotency } from './postgres-idempotency.js';
-import { applyLogMigrations, inTransaction } from './postgres-log-migrations.js';
+import { applyLogMigrations } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
   Approval,
@@ -134,11 +133,6 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     return (await this.pool.query<Row>(text, values)).rows;
   }
 
-  private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
-    await this.migrate();
-    await inTransaction(this.pool, work);
-  }
-
   async createSession(record: SessionRecord): Promise<void> {
     const inserted = await this.query<{ id: string }>(
       `INSERT INTO ${this.table('parley_server_sessions')} (id, owner, created_at)
@@ -221,33 +215,43 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     version: number,
   ): Promise<void> {
     const table = this.table('parley_waiting_calls');
-    const versions = this.table('parley_waiting_versions');
-    await this.transaction(async (client) => {
-      // Holds the session's version row until commit: refreshes of one session take turns.
-      const newer = await client.query(
-        `INSERT INTO ${versions} AS known (session_id, version) VALUES ($1, $2)
+    // One statement: the version row first, and only if it moved, the
+    // calls written under that version and the older ones removed. A
+    // refresh that waited on another's lock of the version row reads the
+    // calls as they were before the other's: any it leaves behind carry
+    // an older version, which `listWaiting` passes over and the next
+    // refresh removes. The deletes and the writes touch different keys.
+    await this.query(
+      `WITH newer AS (
+         INSERT INTO ${this.table('parley_waiting_versions')} AS known (session_id, version)
+         VALUES ($1, $2)
          ON CONFLICT (session_id) DO UPDATE SET version = excluded.version
          WHERE excluded.version >= known.version
-         RETURNING 1`,
-        [sessionId, version],
-      );
-      if (newer.rowCount === 0) return;
-      await client.query(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
-      if (approvals.length === 0) return;
-      await client.query(
-        `INSERT INTO ${table} (session_id, tool_call_id, position, reply_id, deadline, tool_call)
-         SELECT $1, call.id, call.position - 1, call.reply_id, call.deadline, call.tool_call
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
-           WITH ORDINALITY AS call (id, reply_id, deadline, tool_call, position)`,
-        [
-          sessionId,
-          approvals.map((approval) => approval.toolCall.id),
-          approvals.map((approval) => approval.replyId),
-          approvals.map((approval) => approval.deadline),
-          approvals.map((approval) => JSON.stringify(approval.toolCall)),
-        ],
-      );
-    });
+         RETURNING 1
+       ), cleared AS (
+         DELETE FROM ${table}
+         WHERE session_id = $1 AND version < $2 AND NOT (tool_call_id = ANY ($3::text[]))
+           AND EXISTS (SELECT 1 FROM newer)
+       )
+       INSERT INTO ${table} AS call
+         (session_id, tool_call_id, position, reply_id, deadline, tool_call, version)
+       SELECT $1, given.id, given.position - 1, given.reply_id, given.deadline, given.tool_call, $2
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
+         WITH ORDINALITY AS given (id, reply_id, deadline, tool_call, position)
+       WHERE EXISTS (SELECT 1 FROM newer)
+       ON CONFLICT (session_id, tool_call_id) DO UPDATE SET position = excluded.position,
+         reply_id = excluded.reply_id, deadline = excluded.deadline,
+         tool_call = excluded.tool_call, version = excluded.version
+       WHERE call.version <= excluded.version`,
+      [
+        sessionId,
+        version,
+        approvals.map((approval) => approval.toolCall.id),
+        approvals.map((approval) => approval.replyId),
+        approvals.map((approval) => approval.deadline),
+        approvals.map((approval) => JSON.stringify(approval.toolCall)),
+      ],
+    );
   }
 
   async listWaiting(owner: string | null): Promise<Approval[]> {
@@ -255,7 +259,9 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
       `SELECT w.session_id, w.reply_id, w.deadline, w.tool_call
        FROM ${this.table('parley_waiting_calls')} w
        JOIN ${this.table('parley_server_sessions')} s ON s.id = w.session_id
-       WHERE ($1::text IS NULL OR s.owner = $1) ORDER BY s.position, w.position`,
+       LEFT JOIN ${this.table('parley_waiting_versions')} v ON v.session_id = w.session_id
+       WHERE ($1::text IS NULL OR s.owner = $1) AND (v.version IS NULL OR v.version = w.version)
+       ORDER BY s.position, w.position`,
       [owner],
     );
     return rows.flatMap((row) => approvalOfRow(row) ?? []);

@@ -215,18 +215,31 @@ export function describeSessionLogConformance(
 
     it('takes concurrent refreshes of one session in any order and keeps the latest state', async () => {
       const log = await fresh();
-      await log.createSession({ id: 'a', owner: 'alice', createdAt: '2026-01-01' });
-      const waiting = (version: number): Approval[] => [
-        {
-          sessionId: 'a',
+      const sessions = ['a', 'b', 'c', 'd', 'e'];
+      for (const id of sessions) {
+        await log.createSession({ id, owner: 'alice', createdAt: '2026-01-01' });
+      }
+      const waiting = (sessionId: string, version: number): Approval[] =>
+        Array.from({ length: 1 + (version % 3) }, (_, index) => ({
+          sessionId,
           replyId: `r${version}`,
           deadline: null,
-          toolCall: call(`c${version}`, 'confirm'),
-        },
+          toolCall: call(`c${version}-${index}`, 'confirm'),
+        }));
+      // Each session refreshed from seven versions at once, in a different order.
+      const orders = [
+        [3, 7, 1, 6, 2, 5, 4],
+        [7, 6, 5, 4, 3, 2, 1],
+        [1, 2, 3, 4, 5, 6, 7],
+        [4, 1, 7, 2, 6, 3, 5],
+        [6, 3, 5, 7, 1, 4, 2],
       ];
-      const versions = [3, 7, 1, 6, 2, 5, 4];
-      await Promise.all(versions.map((version) => log.setWaiting('a', waiting(version), version)));
-      expect(await log.listWaiting('alice')).toEqual(waiting(7));
+      await Promise.all(
+        sessions.flatMap((id, index) =>
+          (orders[index] ?? []).map((version) => log.setWaiting(id, waiting(id, version), version)),
+        ),
+      );
+      expect(await log.listWaiting('alice')).toEqual(sessions.flatMap((id) => waiting(id, 7)));
     });
 
     describeIdempotencyConformance(fresh);
