@@ -22,6 +22,7 @@ import type { ServerContext, ServerEnv } from './server-context.js';
 import type { SessionLog } from './server-log.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { bodySizeLimit, requestGuards } from './request-guards.js';
+import { SavedWaits } from './saved-waits.js';
 import { ShuttingDownError } from './service-errors.js';
 import { shutDown } from './shutdown.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
@@ -127,15 +128,17 @@ export function createServer(options: ServerOptions): ParleyServer {
   // Every event stream listens for the close: as many listeners as streams.
   setMaxListeners(0, closing.signal);
   const logger = options.logger ?? silentLogger;
+  const saved = new SavedWaits();
   const context: ServerContext = {
     sessions: new Sessions({
-      store: options.store,
+      store: saved.observe(options.store),
       agent: frontend.agent,
       clock,
       ...(options.mayAnswer === undefined ? {} : { mayAnswer: options.mayAnswer }),
       ...(options.lease === undefined ? {} : { lease: options.lease }),
     }),
     store: options.store,
+    saved,
     log,
     feed: new EventFeed(log),
     clock,

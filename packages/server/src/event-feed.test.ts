@@ -51,6 +51,16 @@ class CountingLog extends SqliteServerLog {
   }
 }
 
+/** A SQLite log that notes from where each read of events began. */
+class ReadCountingLog extends SqliteServerLog {
+  reads: number[] = [];
+
+  override events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    this.reads.push(after);
+    return super.events(sessionId, after, limit);
+  }
+}
+
 async function drain(events: AsyncIterable<StoredEvent>): Promise<StoredEvent[]> {
   const all: StoredEvent[] = [];
   for await (const event of events) all.push(event);
@@ -145,6 +155,36 @@ describe('EventFeed', () => {
     }
     await following;
     expect(seen).toEqual(Array.from({ length: 109 - 2 }, (_, index) => index + 3));
+  });
+
+  it('gives a follower starting while a reply runs here its shown events without reading the log', async () => {
+    const log = new ReadCountingLog({ path: ':memory:' });
+    const feed = new EventFeed(log);
+    const before = await drain(feed.record('s1', live(textReply(3))));
+    const recording = feed.record('s1', live(textReply(20)));
+    const shown: StoredEvent[] = [];
+    for (let step = 0; step < 6; step += 1) {
+      const next = await recording.next();
+      if (next.done !== true) shown.push(next.value);
+    }
+    const after = before.length;
+    const followers = [after, 0].map((from) => {
+      const controller = new AbortController();
+      const seen: number[] = [];
+      const following = (async () => {
+        for await (const event of followEvents(log, feed, 's1', from, controller.signal)) {
+          seen.push(event.seq);
+          if (event.seq === before.length + 23) controller.abort();
+        }
+      })();
+      return { from, seen, following };
+    });
+    const rest = await drain(recording);
+    await Promise.all(followers.map((follower) => follower.following));
+    const all = [...before, ...shown, ...rest].map((event) => event.seq);
+    for (const { from, seen } of followers) expect(seen).toEqual(all.slice(from));
+    // Only the follower from 0 needed the reply before, and read it from the log.
+    expect(log.reads).toEqual([0]);
   });
 
   it('leaves the running reply alone when a refused call starts recording the same session', async () => {

@@ -27,7 +27,8 @@ type Listener = (event: StoredEvent) => void;
 /**
  * A session's live side: events handed out but not yet stored, who follows
  * them (and whom to tell when events numbered here could not be stored),
- * and the highest number a recording here has given an event of it.
+ * the highest number a recording here has given an event of it, and the
+ * events the running recording has shown (the last `RECENT` of them).
  */
 type Channel = {
   pending: StoredEvent[];
@@ -35,7 +36,11 @@ type Channel = {
   missed: Set<() => void>;
   recording: boolean;
   numbered: number;
+  recent: StoredEvent[];
 };
+
+/** How many of a running reply's events a follower starting late may take from memory. */
+const RECENT = 256;
 
 /** What a subscriber gets at once: the events handed out but not yet stored, and how to leave. */
 export type Subscription = { pending: StoredEvent[]; unsubscribe: () => void };
@@ -118,6 +123,7 @@ export class EventFeed {
         missed: new Set(),
         recording: false,
         numbered: 0,
+        recent: [],
       };
       this.channels.set(sessionId, channel);
     }
@@ -162,6 +168,22 @@ export class EventFeed {
   }
 
   /**
+   * The events numbered above `after` that the reply of `sessionId` running
+   * here has shown, in order, if they are all of them since `after`: what a
+   * follower starting late would otherwise read from the log. `undefined`
+   * when no reply of the session runs here (another process may have
+   * stored events since), or when some of those events are not kept.
+   */
+  recent(sessionId: string, after: number): StoredEvent[] | undefined {
+    const channel = this.channels.get(sessionId);
+    const first = channel?.recent[0];
+    if (channel?.recording !== true || first === undefined || first.seq > after + 1) {
+      return undefined;
+    }
+    return channel.recent.filter((event) => event.seq > after);
+  }
+
+  /**
    * Numbers and stores `events` of one reply of `sessionId`, yielding each
    * once it may be shown. Only one reply of a session runs at a time (the
    * session runner refuses a second, and so does this, with
@@ -183,6 +205,7 @@ export class EventFeed {
       throw new SessionBusyError(sessionId);
     }
     channel.recording = true;
+    channel.recent = [];
     /** Numbered, not yet stored nor shown: shown once stored. */
     let held: StoredEvent[] = [];
     let last = 0;
@@ -265,6 +288,7 @@ export class EventFeed {
         }
       } finally {
         channel.recording = false;
+        channel.recent = [];
         this.release(sessionId, channel);
       }
     }
@@ -272,6 +296,10 @@ export class EventFeed {
 
   /** Hands `events` to the session's followers, in order. */
   private show(channel: Channel, events: readonly StoredEvent[]): void {
+    if (channel.recording) {
+      channel.recent.push(...events);
+      if (channel.recent.length > RECENT) channel.recent.splice(0, channel.recent.length - RECENT);
+    }
     for (const event of events) {
       for (const listener of channel.listeners) listener(event);
     }

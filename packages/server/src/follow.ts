@@ -86,7 +86,15 @@ export async function* followEventBatches(
     }
   }
   try {
-    yield* stored();
+    // A reply running here has shown what came since `after`: no need to read it back.
+    const recent = feed.recent(sessionId, after);
+    const top = recent?.at(-1);
+    if (recent === undefined) {
+      yield* stored();
+    } else if (top !== undefined) {
+      last = top.seq;
+      yield recent;
+    }
     const backlog = [...subscription.pending, ...queue.splice(0)];
     for (;;) {
       let batch: StoredEvent[] = [];

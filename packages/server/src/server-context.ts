@@ -4,8 +4,9 @@ import { SessionNotFoundError } from './errors.js';
 import type { EventFeed } from './event-feed.js';
 import type { ServerMetrics } from './metrics.js';
 import type { RunningReply } from './reply-task.js';
+import { approvalsOf } from './saved-waits.js';
+import type { SavedWaits } from './saved-waits.js';
 import { isApprover } from './principal.js';
-import { waitingCallsOf } from './session-summary.js';
 import type { Principal } from './principal.js';
 import type { SessionLog, SessionRecord } from './server-log.js';
 
@@ -19,6 +20,8 @@ export type ServerApp = OpenAPIHono<ServerEnv>;
 export type ServerContext = {
   sessions: Sessions;
   store: SessionStore;
+  /** What the last state `sessions` saved of each session waits on, for the approvals index. */
+  saved: SavedWaits;
   log: SessionLog;
   feed: EventFeed;
   clock: () => Date;
@@ -64,24 +67,23 @@ export async function visibleSession(
 }
 
 /**
- * Refreshes the approvals index of a session from its stored state, after
- * a reply of it parked, ended or was cancelled. The index is written with
- * the version of the state read, so a refresh that read an older state
- * than one written meanwhile (a reply started since, here or on another
- * node) leaves the newer one in place.
+ * Refreshes the approvals index of a session, after a reply of it parked,
+ * ended or was cancelled: from the last state this process saved of it,
+ * or else from its stored state. The index is written with the version
+ * of that state, so a refresh from an older state than one written
+ * meanwhile (a reply started since, here or on another node) leaves the
+ * newer one in place.
  */
 export async function indexWaiting(context: ServerContext, sessionId: string): Promise<void> {
+  const saved = context.saved.take(sessionId);
+  if (saved !== undefined) {
+    await context.log.setWaiting(sessionId, saved.approvals, saved.version);
+    return;
+  }
   const stored = await context.store.load(sessionId);
-  const state = stored?.state;
-  const reply = state?.reply;
-  const approvals =
-    state === undefined || reply?.status !== 'parked'
-      ? []
-      : waitingCallsOf(state).map((toolCall) => ({
-          sessionId,
-          replyId: reply.replyId,
-          deadline: reply.deadline ?? null,
-          toolCall,
-        }));
-  await context.log.setWaiting(sessionId, approvals, stored?.version ?? 0);
+  await context.log.setWaiting(
+    sessionId,
+    approvalsOf(sessionId, stored?.state),
+    stored?.version ?? 0,
+  );
 }
