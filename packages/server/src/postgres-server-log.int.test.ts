@@ -82,12 +82,18 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all(logs.map((log) => log.close()));
   });
 
-  it('lists the waiting calls indexed before versions until the next refresh replaces them', async () => {
+  /** A new schema with the first `steps` migrations run, as a build before the others left it. */
+  async function schemaBefore(steps: number) {
     if (admin === undefined) throw new Error('no admin pool');
     const schema = randomName('parley_log_test');
     schemas.push(schema);
     const quoted = escapeIdentifier(schema);
-    await applyLogMigrations(admin, quoted, schema, POSTGRES_LOG_MIGRATIONS.slice(0, 6));
+    await applyLogMigrations(admin, quoted, schema, POSTGRES_LOG_MIGRATIONS.slice(0, steps));
+    return { admin, schema, quoted };
+  }
+
+  it('lists the waiting calls indexed before versions until the next refresh replaces them', async () => {
+    const { admin, schema, quoted } = await schemaBefore(6);
     await admin.query(
       `INSERT INTO ${quoted}.parley_server_sessions (id, owner, created_at)
          VALUES ('a', 'alice', '2026-01-01');
@@ -107,11 +113,7 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
   });
 
   it('carries claims made before claim holders over: settled ones kept, running ones held one lease', async () => {
-    if (admin === undefined) throw new Error('no admin pool');
-    const schema = randomName('parley_log_test');
-    schemas.push(schema);
-    const quoted = escapeIdentifier(schema);
-    await applyLogMigrations(admin, quoted, schema, POSTGRES_LOG_MIGRATIONS.slice(0, 3));
+    const { admin, schema, quoted } = await schemaBefore(3);
     await admin.query(
       `INSERT INTO ${quoted}.parley_idempotency (principal, key, request_hash, after, last_seq, response)
        VALUES ('alice', 'done', 'h', 1, 3, '"ok"'), ('alice', 'running', 'h', NULL, NULL, NULL)`,
