@@ -50,6 +50,14 @@ describe('SqliteServerLog appends', () => {
   });
 });
 
+/** Makes a log at `path`, then runs `sql` on it: what an older build would have left there. */
+function olderLog(path: string, sql: string): void {
+  new SqliteServerLog({ path }).close();
+  const before = new Database(path);
+  before.exec(sql);
+  before.close();
+}
+
 /** Runs `test` on the path of a log file in a directory of its own, removed afterwards. */
 async function withLogFile(test: (path: string) => Promise<void>): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'parley-log-'));
@@ -64,9 +72,9 @@ describe('SqliteServerLog migrations', () => {
   it('carries events over into the rowid table, numbers still unique per session', async () => {
     await withLogFile(async (path) => {
       // The events table as schema version 6 left it: clustered on (session_id, seq).
-      new SqliteServerLog({ path }).close();
-      const before = new Database(path);
-      before.exec(`
+      olderLog(
+        path,
+        `
         DROP TABLE parley_session_events;
         CREATE TABLE parley_session_events (
           session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
@@ -76,8 +84,8 @@ describe('SqliteServerLog migrations', () => {
         INSERT INTO parley_session_events VALUES ('s2', 1, 'REPLY_START', '{"n":1}');
         INSERT INTO parley_session_event_heads VALUES ('s2', 64);
         DROP TABLE parley_waiting_versions;
-        UPDATE parley_server_schema SET version = 6;`);
-      before.close();
+        UPDATE parley_server_schema SET version = 6;`,
+      );
       const log = new SqliteServerLog({ path });
       expect(await log.events('s1', 0, 10)).toEqual([event(1), event(2)]);
       expect(await log.lastSeq('s1')).toBe(2);
@@ -99,15 +107,15 @@ describe('SqliteServerLog migrations', () => {
 
   it('keeps the waiting calls indexed before versions, replaced by the next refresh', async () => {
     await withLogFile(async (path) => {
-      new SqliteServerLog({ path }).close();
-      const before = new Database(path);
-      before.exec(`
+      olderLog(
+        path,
+        `
         DROP TABLE parley_waiting_versions;
         INSERT INTO parley_server_sessions VALUES ('a', 'alice', '2026-01-01');
         INSERT INTO parley_waiting_calls VALUES ('a', 'c1', 0, 'r1', NULL,
           '{"type":"tool_call","id":"c1","name":"write_file","awaiting":"confirm"}');
-        UPDATE parley_server_schema SET version = 7;`);
-      before.close();
+        UPDATE parley_server_schema SET version = 7;`,
+      );
       const log = new SqliteServerLog({ path });
       expect((await log.listWaiting('alice')).map((approval) => approval.replyId)).toEqual(['r1']);
       await log.setWaiting('a', [], 1);
@@ -119,9 +127,9 @@ describe('SqliteServerLog migrations', () => {
   it('carries claims made before claim holders over: settled kept, running taken over', async () => {
     await withLogFile(async (path) => {
       // The tables as the build before claim holders left them (schema version 3).
-      new SqliteServerLog({ path }).close();
-      const before = new Database(path);
-      before.exec(`
+      olderLog(
+        path,
+        `
         ALTER TABLE parley_idempotency DROP COLUMN claim_id;
         ALTER TABLE parley_idempotency DROP COLUMN held_until;
         ALTER TABLE parley_idempotency DROP COLUMN interrupted;
@@ -129,8 +137,8 @@ describe('SqliteServerLog migrations', () => {
         DROP TABLE parley_waiting_versions;
         UPDATE parley_server_schema SET version = 3;
         INSERT INTO parley_idempotency VALUES ('alice', 'done', 'h', 1, 3, '"ok"');
-        INSERT INTO parley_idempotency VALUES ('alice', 'running', 'h', NULL, NULL, NULL);`);
-      before.close();
+        INSERT INTO parley_idempotency VALUES ('alice', 'running', 'h', NULL, NULL, NULL);`,
+      );
       const log = new SqliteServerLog({ path });
       const claim = (key: string) => ({
         principal: 'alice',
