@@ -1,5 +1,6 @@
 import { SessionBusyError } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
+import { EventNumberTakenError } from './errors.js';
 import type { SessionLog, StoredEvent } from './server-log.js';
 
 /** Event types that may come many to a step; they are stored with the next event that is not one. */
@@ -55,6 +56,9 @@ const lastTypes: ReadonlySet<string> = new Set([
   'REQUIRE_USER_CONFIRM',
   'REQUIRE_EXTERNAL_EXECUTION',
 ]);
+
+/** How many times events held for a commit are numbered anew when another process took their numbers. */
+const RENUMBERINGS = 3;
 
 /** At most this many events wait for one commit. */
 const BATCH = 256;
@@ -222,7 +226,22 @@ export class EventFeed {
         reserved = top.seq + RESERVATION - 1;
       }
       reserved = Math.max(reserved, last);
-      await feed.flush(sessionId, channel, held, reserved);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await feed.flush(sessionId, channel, held, reserved);
+          break;
+        } catch (error) {
+          if (!(error instanceof EventNumberTakenError) || attempt === RENUMBERINGS) throw error;
+        }
+        // Another process stored events under numbers held here (a reply it
+        // started as this one's state was saved, before these were stored).
+        // No one has seen the held ones: they take the numbers after its.
+        const stored = await feed.log.lastSeq(sessionId);
+        held = held.map((event, index) => ({ ...event, seq: stored + 1 + index }));
+        last = stored + held.length;
+        reserved = Math.max(reserved, last);
+        channel.numbered = Math.max(channel.numbered, last);
+      }
       flushedAt = Date.now();
       const shown = held;
       held = [];

@@ -291,13 +291,12 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all([nodeA.close(), nodeB.close()]);
   });
 
-  it('sends followers to the log when numbers given here were stored by another node', async () => {
+  it('numbers held events anew after those another node stored under their numbers', async () => {
     const [nodeA, nodeB] = await deployment(2);
     if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
     const feedA = new EventFeed(nodeA);
     const controller = new AbortController();
     const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
-    const first = follower.next();
     // Node B stores number 1 between node A's read of the last number and its append.
     const taken: StoredEvent = { seq: 1, type: 'REPLY_START', data: '{"from":"b"}' };
     const lastSeq = nodeA.lastSeq.bind(nodeA);
@@ -306,11 +305,45 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
       await nodeB.append(sessionId, [taken], 1);
       return seq;
     });
+    const recorded = await drain(feedA.record('s1', live(textReply('s1', 2))));
+    expect(recorded.map((stored) => stored.seq)).toEqual([2, 3, 4, 5, 6]);
+    const seen: StoredEvent[] = [];
+    for await (const stored of follower) {
+      seen.push(stored);
+      if (stored.seq === 6) controller.abort();
+    }
+    expect(seen).toEqual([taken, ...recorded]);
+    expect(await nodeA.events('s1', 0, 10)).toEqual(seen);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
+  it('sends followers to the log when another node keeps taking the numbers given here', async () => {
+    const [nodeA, nodeB] = await deployment(2);
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
+    const feedA = new EventFeed(nodeA);
+    const controller = new AbortController();
+    const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
+    // Each time node A reads the last number, node B stores the next one first.
+    const lastSeq = nodeA.lastSeq.bind(nodeA);
+    vi.spyOn(nodeA, 'lastSeq').mockImplementation(async (sessionId) => {
+      const seq = await lastSeq(sessionId);
+      const taken = { seq: seq + 1, type: 'REPLY_START', data: `{"from":"b","n":${seq + 1}}` };
+      await nodeB.append(sessionId, [taken], seq + 1);
+      return seq;
+    });
     await expect(drain(feedA.record('s1', live(textReply('s1', 2))))).rejects.toBeInstanceOf(
       EventNumberTakenError,
     );
-    expect(await first).toEqual({ done: false, value: taken });
-    controller.abort();
+    const seen: number[] = [];
+    for await (const stored of follower) {
+      seen.push(stored.seq);
+      if (stored.seq === 3) controller.abort();
+    }
+    // Three tries, three numbers taken by node B; none of node A's events stored.
+    expect(seen).toEqual([1, 2, 3]);
+    expect((await nodeA.events('s1', 0, 10)).map((stored) => stored.data)).toEqual(
+      [1, 2, 3].map((n) => `{"from":"b","n":${n}}`),
+    );
     await Promise.all([nodeA.close(), nodeB.close()]);
   });
 
