@@ -291,12 +291,18 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all([nodeA.close(), nodeB.close()]);
   });
 
-  it('numbers held events anew after those another node stored under their numbers', async () => {
+  /** Two nodes, a feed on node A, and a follower of session s1 on node A from its start. */
+  async function followedOnA() {
     const [nodeA, nodeB] = await deployment(2);
     if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
     const feedA = new EventFeed(nodeA);
     const controller = new AbortController();
     const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
+    return { nodeA, nodeB, feedA, controller, follower };
+  }
+
+  it('numbers held events anew after those another node stored under their numbers', async () => {
+    const { nodeA, nodeB, feedA, controller, follower } = await followedOnA();
     // Node B stores number 1 between node A's read of the last number and its append.
     const taken: StoredEvent = { seq: 1, type: 'REPLY_START', data: '{"from":"b"}' };
     const lastSeq = nodeA.lastSeq.bind(nodeA);
@@ -318,11 +324,7 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
   });
 
   it('sends followers to the log when another node keeps taking the numbers given here', async () => {
-    const [nodeA, nodeB] = await deployment(2);
-    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
-    const feedA = new EventFeed(nodeA);
-    const controller = new AbortController();
-    const follower = followEvents(nodeA, feedA, 's1', 0, controller.signal);
+    const { nodeA, nodeB, feedA, controller, follower } = await followedOnA();
     // Each time node A reads the last number, node B stores the next one first.
     const lastSeq = nodeA.lastSeq.bind(nodeA);
     vi.spyOn(nodeA, 'lastSeq').mockImplementation(async (sessionId) => {
