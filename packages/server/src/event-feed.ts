@@ -29,7 +29,7 @@ type Listener = (event: StoredEvent) => void;
  * A session's live side: events handed out but not yet stored, who follows
  * them (and whom to tell when events numbered here could not be stored),
  * the highest number a recording here has given an event of it, and the
- * events the running recording has shown (the last `RECENT` of them).
+ * events the running recording has shown (at least the last `RECENT` of them).
  */
 type Channel = {
   pending: StoredEvent[];
@@ -317,7 +317,8 @@ export class EventFeed {
   private show(channel: Channel, events: readonly StoredEvent[]): void {
     if (channel.recording) {
       channel.recent.push(...events);
-      if (channel.recent.length > RECENT) channel.recent.splice(0, channel.recent.length - RECENT);
+      // Trimmed in steps, so a long stream of deltas does not move the array at each one.
+      if (channel.recent.length > 2 * RECENT) channel.recent.splice(0, channel.recent.length - RECENT);
     }
     for (const event of events) {
       for (const listener of channel.listeners) listener(event);
