@@ -318,7 +318,8 @@ export class EventFeed {
     if (channel.recording) {
       channel.recent.push(...events);
       // Trimmed in steps, so a long stream of deltas does not move the array at each one.
-      if (channel.recent.length > 2 * RECENT) channel.recent.splice(0, channel.recent.length - RECENT);
+      if (channel.recent.length > 2 * RECENT)
+        channel.recent.splice(0, channel.recent.length - RECENT);
     }
     for (const event of events) {
       for (const listener of channel.listeners) listener(event);
