@@ -16,6 +16,11 @@
 // ROUNDS times (default 2), alternating, after an untimed warm-up of both
 // (WARMUP sessions, default 300); the target is HTTP throughput ≥
 // 50% of in-process. SYNC=NORMAL runs both without a sync per commit.
+// A third side, the framework floor (bench/server-load-floor.ts), has the
+// same clients' process send as many answers to a bare hono server that
+// streams the frames of one real answer: what any server on these
+// libraries spends per answer, so that the HTTP side's time beyond the
+// in-process side splits into the framework's and Parley's own.
 // Each side also prints the CPU time per answer of this process (and over
 // HTTP of the clients' process), steadier than throughput on a busy machine,
 // and the time its event loop was busy per answer (CPU and blocking waits)
@@ -53,8 +58,10 @@ import { runInNewContext } from 'node:vm';
 import { createParser } from 'eventsource-parser';
 import { apiKeyAuth, createApiKey, createServer } from '@parley/server';
 import type { ParleyServer } from '@parley/server';
+import type { AgentEvent } from '@parley/core';
 import { printProfileSummary } from './cpu-profile-summary.js';
 import { backends, removeBackendFiles } from './server-load-backends.js';
+import { floorServer, framesOf } from './server-load-floor.js';
 import type { Backend, BackendMaker } from './server-load-backends.js';
 import {
   bytesWritten,
@@ -310,49 +317,82 @@ async function overHttp(backend: Backend, profile: boolean, count = SESSIONS): P
       },
     );
     const stopProfile = await profileAs(profile, 'http');
-    let latencies: number[] = [];
-    let elapsed = 0;
-    let clientCpu: number | undefined;
-    const cpu = process.cpuUsage();
-    const loop = performance.eventLoopUtilization();
-    const writtenBefore = bytesWritten();
-    if (INLINE_CLIENTS) {
-      const started = performance.now();
-      await inPool([...answers], CLIENTS, async ([id, answer]) => {
-        const sent = performance.now();
-        const response = await served.call(
-          'POST',
-          `/v1/sessions/${id}/replies`,
-          served.alice,
-          answer,
-          'text/event-stream',
-        );
-        const frames = await readEvents(response, () => latencies.push(performance.now() - sent));
-        if (frames.at(-1)?.event !== 'REPLY_END') throw new Error('the reply did not end');
-      });
-      elapsed = performance.now() - started;
-    } else {
-      const job = {
-        url: served.url,
-        token: served.alice,
-        clients: CLIENTS,
-        client: CLIENT,
-        answers: [...answers],
-      };
-      const done = await clientProcess(job);
-      if (done.ended !== answers.size) throw new Error(`${done.ended} replies ended, not all`);
-      ({ latencies, elapsed } = done);
-      clientCpu = done.cpu / done.ended;
-    }
-    const used = cpuSince(cpu);
-    const busy = performance.eventLoopUtilization(loop);
+    const outcome = INLINE_CLIENTS
+      ? await timed(async () => {
+          const latencies: number[] = [];
+          const started = performance.now();
+          await inPool([...answers], CLIENTS, async ([id, answer]) => {
+            const sent = performance.now();
+            const response = await served.call(
+              'POST',
+              `/v1/sessions/${id}/replies`,
+              served.alice,
+              answer,
+              'text/event-stream',
+            );
+            const frames = await readEvents(response, () =>
+              latencies.push(performance.now() - sent),
+            );
+            if (frames.at(-1)?.event !== 'REPLY_END') throw new Error('the reply did not end');
+          });
+          return { latencies, elapsed: performance.now() - started };
+        })
+      : await byClientProcess(served.url, served.alice, [...answers]);
     await stopProfile();
-    return {
-      ...outcomeOf(latencies, elapsed, used, busy, bytesWritten() - writtenBefore),
-      ...(clientCpu === undefined ? {} : { clientCpu }),
-    };
+    return outcome;
   } finally {
     await served.server.close();
+  }
+}
+
+/** `answer`'s outcome, with this process's CPU, event loop and writes measured around it. */
+async function timed(
+  answer: () => Promise<{ latencies: number[]; elapsed: number; clientCpu?: number }>,
+): Promise<Outcome> {
+  const cpu = process.cpuUsage();
+  const loop = performance.eventLoopUtilization();
+  const writtenBefore = bytesWritten();
+  const { latencies, elapsed, clientCpu } = await answer();
+  const used = cpuSince(cpu);
+  const busy = performance.eventLoopUtilization(loop);
+  return {
+    ...outcomeOf(latencies, elapsed, used, busy, bytesWritten() - writtenBefore),
+    ...(clientCpu === undefined ? {} : { clientCpu }),
+  };
+}
+
+/** `answers` sent to the server at `url` by the clients' process, each read to its `REPLY_END`. */
+function byClientProcess(url: string, token: string, answers: [string, unknown][]) {
+  return timed(async () => {
+    const job = { url, token, clients: CLIENTS, client: CLIENT, answers };
+    const done = await clientProcess(job);
+    if (done.ended !== answers.length) throw new Error(`${done.ended} replies ended, not all`);
+    return { latencies: done.latencies, elapsed: done.elapsed, clientCpu: done.cpu / done.ended };
+  });
+}
+
+/**
+ * The framework floor (bench/server-load-floor.ts): the frames of one real
+ * answer on `backend`, streamed by a bare hono server to as many answers
+ * as the HTTP side makes, from the same clients' process.
+ */
+async function overFloor(backend: Backend, count = SESSIONS): Promise<Outcome> {
+  const sessions = sessionsOn(backend.store);
+  const approval = await park(sessions, 'floor');
+  const events: AgentEvent[] = [];
+  for await (const event of sessions.replyStream('floor', approval, { approver: 'bench' })) {
+    events.push(event);
+  }
+  const floor = await floorServer(framesOf(events));
+  try {
+    const body = { input: approval };
+    const answers = Array.from({ length: count }, (_, index): [string, unknown] => [
+      `floor-${index}`,
+      body,
+    ]);
+    return await byClientProcess(floor.url, 'floor', answers);
+  } finally {
+    await floor.close();
   }
 }
 
@@ -503,6 +543,10 @@ try {
     await inProcess(local, 0, false, WARMUP).finally(() => local.close());
     const remote = await maker('warmup-http');
     await overHttp(remote, false, WARMUP).finally(() => remote.close());
+    if (!INLINE_CLIENTS) {
+      const framed = await maker('warmup-floor');
+      await overFloor(framed, WARMUP).finally(() => framed.close());
+    }
   }
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -511,10 +555,17 @@ try {
     const baseline = await inProcess(local, round, last).finally(() => local.close());
     const remote = await maker(`http-${round}`);
     const http = await overHttp(remote, last).finally(() => remote.close());
-    for (const [side, outcome] of [
+    let floor: Outcome | undefined;
+    if (!INLINE_CLIENTS) {
+      const framed = await maker(`floor-${round}`);
+      floor = await overFloor(framed).finally(() => framed.close());
+    }
+    const sides: [string, Outcome][] = [
       ['in-process', baseline],
       ['HTTP + SSE', http],
-    ] as const) {
+    ];
+    if (floor !== undefined) sides.push(['HTTP floor (hono)', floor]);
+    for (const [side, outcome] of sides) {
       const clients = outcome.clientCpu === undefined ? '' : ` (clients ${ms(outcome.clientCpu)})`;
       console.log(
         `  ${String(round).padEnd(7)}${side.padEnd(20)}${outcome.perSecond.toFixed(0).padStart(9)}` +
@@ -527,6 +578,13 @@ try {
       `  ${''.padEnd(7)}HTTP / in-process throughput ${ratio(http.perSecond, baseline.perSecond)}` +
         `, p50 ${ratio(http.p50, baseline.p50)}, loop busy ${ratio(http.busy, baseline.busy)}`,
     );
+    if (floor !== undefined) {
+      const beyond = http.busy - baseline.busy;
+      console.log(
+        `  ${''.padEnd(7)}loop busy over HTTP beyond in-process ${ms(beyond)} per answer: ` +
+          `the framework floor ${ms(floor.busy)}, Parley's server ${ms(beyond - floor.busy)}`,
+      );
+    }
   }
   const mean = ratios.reduce((sum, value) => sum + value, 0) / ratios.length;
   console.log(
