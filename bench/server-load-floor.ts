@@ -15,7 +15,11 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AgentEvent } from '@parley/core';
 
-/** The SSE frames of one answer's events, numbered from 1, as the server writes them. */
+/**
+ * The SSE frames of one answer's events, numbered from 1, as the server
+ * writes them (`sseFrame` in packages/server/src/sse-response.ts, which is
+ * not exported; an event's JSON text has no line break to split).
+ */
 export function framesOf(events: readonly AgentEvent[]): string[] {
   return events.map(
     (event, index) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\nid: ${index + 1}\n\n`,
