@@ -406,6 +406,30 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all([reader.close(), writer.close()]);
   });
 
+  it('creates the rate limit table when many nodes start together', async () => {
+    // The race is rare: twenty fresh schemas, sixteen creations at once in
+    // each, by four nodes (a pool's prepared statements name the table alone,
+    // so a pool serves one schema).
+    for (let round = 0; round < 20; round += 1) {
+      const pools = Array.from({ length: 4 }, () => new Pool({ connectionString: url, max: 4 }));
+      const schema = randomName('parley_log_test');
+      schemas.push(schema);
+      await admin?.query(`CREATE SCHEMA ${escapeIdentifier(schema)}`);
+      const limits = await Promise.all(
+        Array.from({ length: 16 }, (_, index) =>
+          postgresRateLimit(
+            { requests: 1, windowSeconds: 60 },
+            { pool: pools[index % pools.length]!, schema },
+          ),
+        ),
+      );
+      await limits[0]?.take({ id: 'alice' });
+      const refused = await limits[15]?.take({ id: 'alice' }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(RateLimitedError);
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
   it("shares a principal's rate limit between nodes", async () => {
     const schema = randomName('parley_log_test');
     schemas.push(schema);

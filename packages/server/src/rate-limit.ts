@@ -43,14 +43,18 @@ export function memoryRateLimit(options: RateLimitOptions): RateLimit {
 export type PostgresRateLimitStore = { pool: Pool; schema?: string };
 
 /**
- * A rate limit counted in Postgres (`rate-limiter-flexible`'s Postgres
- * store), so several nodes share each principal's budget. Resolves once
- * its table exists.
+ * Codes Postgres gives a `CREATE TABLE IF NOT EXISTS` that raced another
+ * one (another node starting at the same time): the table is there now.
  */
-export function postgresRateLimit(
+const creationRaces: ReadonlySet<string> = new Set(['23505', '42710', '42P07']);
+
+/** How many times the table's creation is tried when it races another. */
+const CREATION_ATTEMPTS = 3;
+
+function postgresLimiter(
   options: RateLimitOptions,
   store: PostgresRateLimitStore,
-): Promise<RateLimit> {
+): Promise<RateLimiterPostgres> {
   return new Promise((resolve, reject) => {
     const limiter: RateLimiterPostgres = new RateLimiterPostgres(
       {
@@ -62,9 +66,30 @@ export function postgresRateLimit(
         duration: options.windowSeconds,
       },
       (error?: Error) => {
-        if (error === undefined || error === null) resolve(rateLimitOver(limiter));
+        if (error === undefined || error === null) resolve(limiter);
         else reject(error);
       },
     );
   });
+}
+
+/**
+ * A rate limit counted in Postgres (`rate-limiter-flexible`'s Postgres
+ * store), so several nodes share each principal's budget. Resolves once
+ * its table exists (nodes starting together may race to create it: the
+ * loser tries again).
+ */
+export async function postgresRateLimit(
+  options: RateLimitOptions,
+  store: PostgresRateLimitStore,
+): Promise<RateLimit> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return rateLimitOver(await postgresLimiter(options, store));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const raced = typeof code === 'string' && creationRaces.has(code);
+      if (!raced || attempt === CREATION_ATTEMPTS) throw error;
+    }
+  }
 }
