@@ -17,6 +17,7 @@ import {
   stopServe,
 } from './browser.js';
 import type { Served } from './browser.js';
+import { shortId } from '../src/components/short-id.js';
 
 const data = mkdtempSync(join(tmpdir(), 'parley-web-'));
 const slowData = mkdtempSync(join(tmpdir(), 'parley-web-slow-'));
@@ -236,7 +237,7 @@ describe('the web UI in Chromium', () => {
     const carol = await newPage();
     await carol.goto(`${server().url}/?token=${approver}#/approvals`);
     await expect.poll(() => carol.title(), { timeout: 30_000 }).toMatch(/^\(\d+\) Parley$/);
-    const item = carol.getByRole('listitem').filter({ hasText: id.slice(0, 8) });
+    const item = carol.getByRole('listitem').filter({ hasText: shortId(id) });
     await item.getByRole('group', { name: /^write_note: / }).waitFor();
     await expectAccessible(carol, 'the approvals inbox');
     await saveScreenshots(carol, 'inbox');
@@ -249,7 +250,7 @@ describe('the web UI in Chromium', () => {
     await owner.getByRole('link', { name: 'Sessions' }).click();
     await owner
       .getByRole('list')
-      .getByRole('link', { name: id.slice(0, 8) })
+      .getByRole('link', { name: shortId(id) })
       .waitFor();
     await expectAccessible(owner, 'the sessions list, with sessions');
     await saveScreenshots(owner, 'sessions');

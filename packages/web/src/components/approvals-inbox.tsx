@@ -1,5 +1,6 @@
 import type { Api, Approval } from '../api/client.js';
 import { WaitingCallCard } from './waiting-call-card.js';
+import { shortId } from './short-id.js';
 
 /** Props of `ApprovalsInbox`. */
 export type ApprovalsInboxProps = {
@@ -31,7 +32,7 @@ export function ApprovalsInbox({ api, approvals, onAnswered }: ApprovalsInboxPro
               <p className="approval-session">
                 Session{' '}
                 <a href={`#/sessions/${approval.sessionId}`}>
-                  <code>{approval.sessionId.slice(0, 8)}</code>
+                  <code>{shortId(approval.sessionId)}</code>
                 </a>
               </p>
               <WaitingCallCard

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { Api, SessionSummary } from '../api/client.js';
 import { Countdown } from './countdown.js';
+import { shortId } from './short-id.js';
 
 function Status({ session }: { session: SessionSummary }) {
   switch (session.status) {
@@ -91,7 +92,7 @@ export function SessionList({ api, navigate }: { api: Api; navigate: (hash: stri
           {sessions.map((session) => (
             <li key={session.id}>
               <a href={`#/sessions/${session.id}`}>
-                <code>{session.id.slice(0, 8)}</code>
+                <code>{shortId(session.id)}</code>
               </a>
               <span className="muted">
                 {`created ${new Date(session.createdAt).toLocaleString()} · ${session.lastSeq} events`}

@@ -25,6 +25,7 @@ import { Countdown } from './countdown.js';
 import { RulesPanel } from './rules-panel.js';
 import { TranscriptView } from './transcript-view.js';
 import { WaitingCallCard, answeredBy } from './waiting-call-card.js';
+import { shortId } from './short-id.js';
 
 /** A card shown for a call: waiting, or answered (here or elsewhere) during this view. */
 type Card = { replyId: string; call: WaitingCall; deadline: string | null; answered?: string };
@@ -260,7 +261,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
       <section className="session" aria-label="Session">
         <header className="session-header">
           <h1>
-            Session <code>{sessionId.slice(0, 8)}</code>
+            Session <code>{shortId(sessionId)}</code>
           </h1>
           <span className={`badge status-${summary?.status ?? 'idle'}`}>
             {summary?.status ?? '…'}
