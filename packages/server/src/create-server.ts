@@ -14,6 +14,7 @@ import { registerAgentRoutes } from './agent-routes.js';
 import { startExpiryTimer } from './expiry-timer.js';
 import { createMetrics } from './metrics.js';
 import { memoryRateLimit } from './rate-limit.js';
+import { RecentMap } from './recent-map.js';
 import type { RateLimit, RateLimitOptions } from './rate-limit.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
@@ -95,6 +96,9 @@ export type ParleyServer = {
 
 const ONE_MIB = 1024 * 1024;
 
+/** How many session records found lately are kept for the requests that follow. */
+const SESSION_RECORDS_KEPT = 4096;
+
 const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The HTTP status and problem for errors hono itself raised (bad JSON, and the like). */
@@ -140,6 +144,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     store: options.store,
     saved,
     log,
+    records: new RecentMap(SESSION_RECORDS_KEPT),
     feed: new EventFeed(log),
     clock,
     claimLeaseMs: options.lease ?? DEFAULT_CLAIM_LEASE_MS,

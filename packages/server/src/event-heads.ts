@@ -1,3 +1,5 @@
+import { RecentMap } from './recent-map.js';
+
 /** A session's highest stored event number, and the number reserved through (0 for none). */
 export type EventHead = { stored: number; reserved: number };
 
@@ -10,7 +12,7 @@ const KEPT = 4096;
  * did is all that changes them, so `lastSeq` needs no read.
  */
 export class EventHeads {
-  private readonly heads = new Map<string, EventHead>();
+  private readonly heads = new RecentMap<string, EventHead>(KEPT);
 
   /** The head known for `sessionId`, if any. */
   get(sessionId: string): EventHead | undefined {
@@ -19,12 +21,7 @@ export class EventHeads {
 
   /** Keeps `head` for `sessionId`, forgetting the oldest past `KEPT`. */
   remember(sessionId: string, head: EventHead): void {
-    this.heads.delete(sessionId);
     this.heads.set(sessionId, head);
-    if (this.heads.size > KEPT) {
-      const oldest = this.heads.keys().next();
-      if (oldest.done !== true) this.heads.delete(oldest.value);
-    }
   }
 
   /**

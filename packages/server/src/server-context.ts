@@ -3,6 +3,7 @@ import type { Logger, SessionStore, Sessions } from '@parley/core';
 import { SessionNotFoundError } from './errors.js';
 import type { EventFeed } from './event-feed.js';
 import type { ServerMetrics } from './metrics.js';
+import type { RecentMap } from './recent-map.js';
 import type { RunningReply } from './reply-task.js';
 import { approvalsOf } from './saved-waits.js';
 import type { SavedWaits } from './saved-waits.js';
@@ -23,6 +24,11 @@ export type ServerContext = {
   /** What the last state `sessions` saved of each session waits on, for the approvals index. */
   saved: SavedWaits;
   log: SessionLog;
+  /**
+   * Session records found lately (`SessionLog` never changes a record once
+   * created), so their owners and approvers need no lookup.
+   */
+  records: RecentMap<string, SessionRecord>;
   feed: EventFeed;
   clock: () => Date;
   /**
@@ -49,20 +55,30 @@ export type ServerContext = {
   metrics: ServerMetrics;
 };
 
+/** Whether `principal` may see the session of `record`: its owner, or an approver. */
+function mayView(record: SessionRecord, principal: Principal): boolean {
+  return record.owner === principal.id || isApprover(principal);
+}
+
 /**
  * The record of a session the principal may see: its owner's, or any for an
  * approver. Anyone else gets `SessionNotFoundError`, exactly as for a session
- * that does not exist, after the same lookup.
+ * that does not exist, after the same lookup: a record found lately spares
+ * only those who may see it the lookup, so how fast the refusal comes does
+ * not tell whether the session exists.
  */
 export async function visibleSession(
   context: ServerContext,
   principal: Principal,
   sessionId: string,
 ): Promise<SessionRecord> {
+  const known = context.records.get(sessionId);
+  if (known !== undefined && mayView(known, principal)) return known;
   const record = await context.log.session(sessionId);
-  if (record === undefined || (record.owner !== principal.id && !isApprover(principal))) {
+  if (record === undefined || !mayView(record, principal)) {
     throw new SessionNotFoundError(sessionId);
   }
+  context.records.set(sessionId, record);
   return record;
 }
 

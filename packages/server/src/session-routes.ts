@@ -88,6 +88,7 @@ export function registerSessionRoutes(app: ServerApp, context: ServerContext): v
           createdAt: context.clock().toISOString(),
         };
         await context.log.createSession(created);
+        context.records.set(created.id, created);
         return created;
       },
     );
