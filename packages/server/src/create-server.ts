@@ -6,6 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { Sessions } from '@parley/core';
 import type { Logger, MayAnswer, SessionStore, SessionsOptions } from '@parley/core';
 import { HTTPException } from 'hono/http-exception';
+import { LRUCache } from 'lru-cache';
 import { registerAguiRoutes } from './agui/agui-route.js';
 import { FrontendTools } from './agui/frontend-tools.js';
 import { InvalidRequestError, UnauthenticatedError } from './errors.js';
@@ -14,7 +15,6 @@ import { registerAgentRoutes } from './agent-routes.js';
 import { startExpiryTimer } from './expiry-timer.js';
 import { createMetrics } from './metrics.js';
 import { memoryRateLimit } from './rate-limit.js';
-import { RecentMap } from './recent-map.js';
 import type { RateLimit, RateLimitOptions } from './rate-limit.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
@@ -144,7 +144,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     store: options.store,
     saved,
     log,
-    records: new RecentMap(SESSION_RECORDS_KEPT),
+    records: new LRUCache({ max: SESSION_RECORDS_KEPT }),
     feed: new EventFeed(log),
     clock,
     claimLeaseMs: options.lease ?? DEFAULT_CLAIM_LEASE_MS,

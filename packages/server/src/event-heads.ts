@@ -1,4 +1,4 @@
-import { RecentMap } from './recent-map.js';
+import { LRUCache } from 'lru-cache';
 
 /** A session's highest stored event number, and the number reserved through (0 for none). */
 export type EventHead = { stored: number; reserved: number };
@@ -7,19 +7,19 @@ export type EventHead = { stored: number; reserved: number };
 const KEPT = 4096;
 
 /**
- * The heads of the sessions a log read or appended to lately (the newest
- * `KEPT`), for a log that only one process writes: what its own appends
+ * The heads of the sessions a log read or appended to lately (the `KEPT`
+ * used most recently), for a log that only one process writes: what its own appends
  * did is all that changes them, so `lastSeq` needs no read.
  */
 export class EventHeads {
-  private readonly heads = new RecentMap<string, EventHead>(KEPT);
+  private readonly heads = new LRUCache<string, EventHead>({ max: KEPT });
 
   /** The head known for `sessionId`, if any. */
   get(sessionId: string): EventHead | undefined {
     return this.heads.get(sessionId);
   }
 
-  /** Keeps `head` for `sessionId`, forgetting the oldest past `KEPT`. */
+  /** Keeps `head` for `sessionId`, forgetting the least recently used past `KEPT`. */
   remember(sessionId: string, head: EventHead): void {
     this.heads.set(sessionId, head);
   }

@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { LRUCache } from 'lru-cache';
 import type { Logger, SessionStore, Sessions } from '@parley/core';
 import { SessionNotFoundError } from './errors.js';
 import type { EventFeed } from './event-feed.js';
 import type { ServerMetrics } from './metrics.js';
-import type { RecentMap } from './recent-map.js';
 import type { RunningReply } from './reply-task.js';
 import { approvalsOf } from './saved-waits.js';
 import type { SavedWaits } from './saved-waits.js';
@@ -28,7 +28,7 @@ export type ServerContext = {
    * Session records found lately (`SessionLog` never changes a record once
    * created), so their owners and approvers need no lookup.
    */
-  records: RecentMap<string, SessionRecord>;
+  records: LRUCache<string, SessionRecord>;
   feed: EventFeed;
   clock: () => Date;
   /**
