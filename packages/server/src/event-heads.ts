@@ -8,8 +8,8 @@ const KEPT = 4096;
 
 /**
  * The heads of the sessions a log read or appended to lately (the `KEPT`
- * used most recently), for a log that only one process writes: what its own appends
- * did is all that changes them, so `lastSeq` needs no read.
+ * used most recently), for a log that only one process writes: what its
+ * own appends did is all that changes them, so `lastSeq` needs no read.
  */
 export class EventHeads {
   private readonly heads = new LRUCache<string, EventHead>({ max: KEPT });
