@@ -99,6 +99,20 @@ describe('webSink', () => {
     sink.end();
   });
 
+  it('lets every waiting write go once the reader has taken the chunks (a ping beside a batch)', async () => {
+    const { sink, body } = webSink(new AbortController().signal, new AbortController());
+    const batch = sink.write('batch');
+    const ping = sink.write(': ping');
+    expect(await pending(batch)).toBe(true);
+    expect(await pending(ping)).toBe(true);
+    const reader = body.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('batch');
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(': ping');
+    await Promise.all([batch, ping]);
+    sink.end();
+    expect((await reader.read()).done).toBe(true);
+  });
+
   it("stops when the request's signal aborts, and lets a waiting write go", async () => {
     const stop = new AbortController();
     const request = new AbortController();

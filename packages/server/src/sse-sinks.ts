@@ -76,14 +76,17 @@ export function webSink(
   if (request.aborted) abort();
   let output: ReadableStreamDefaultController<Uint8Array> | undefined;
   let closed = false;
-  /** Resolves a write waiting for the reader to take the queued chunk. */
-  let wanted: (() => void) | undefined;
+  /**
+   * The writes waiting for the reader to take the queued chunks (a ping may
+   * wait beside a batch): all go on once it asks for more.
+   */
+  let waiting: (() => void)[] = [];
   const resume = (): void => {
-    const waiting = wanted;
-    wanted = undefined;
-    waiting?.();
+    const ready = waiting;
+    waiting = [];
+    for (const go of ready) go();
   };
-  // A write waiting for the reader gives up when the stream stops.
+  // Writes waiting for the reader give up when the stream stops.
   stop.signal.addEventListener('abort', resume);
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -104,7 +107,7 @@ export function webSink(
       output.enqueue(encoder.encode(text));
       if ((output.desiredSize ?? 1) <= 0) {
         await new Promise<void>((resolve) => {
-          wanted = resolve;
+          waiting.push(resolve);
         });
       }
     },
