@@ -116,7 +116,7 @@ export async function startAguiRun(
 ): Promise<AguiRun | { replay: IdempotentRequest }> {
   const { context, frontend } = deps;
   const sessionId = input.threadId;
-  const known = await context.log.session(sessionId);
+  const known = context.records.get(sessionId) ?? (await context.log.session(sessionId));
   if (known !== undefined) await visibleSession(context, principal, sessionId);
   // A stored session the server never recorded belongs to no one here: it is not taken over.
   else if ((await context.store.load(sessionId)) !== undefined) {
