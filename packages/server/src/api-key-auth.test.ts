@@ -10,7 +10,10 @@ describe('apiKeyAuth', () => {
     const log = new SqliteServerLog({ path: ':memory:' });
     const authenticate = apiKeyAuth(log);
     const { record, token } = await createApiKey(log, 'ada', ['approver']);
-    expect(JSON.stringify(await log.listKeys())).not.toContain(token.split('_')[2]);
+    // `pk_<16 hex>_<secret>`: the secret is base64url and may itself hold `_`.
+    const secret = token.slice('pk_'.length + 16 + 1);
+    expect(secret).toHaveLength(43);
+    expect(JSON.stringify(await log.listKeys())).not.toContain(secret);
     expect(await authenticate(withToken(token))).toEqual({ id: 'ada', roles: ['approver'] });
 
     const wrongSecret = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
