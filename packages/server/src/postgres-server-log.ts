@@ -7,7 +7,9 @@ import { PostgresAppendBatch } from './postgres-append-batch.js';
 import { PostgresIdempotency } from './postgres-idempotency.js';
 import { applyLogMigrations } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
+import { EventHeads } from './event-heads.js';
 import type {
+  AppendOptions,
   Approval,
   ApiKeyRecord,
   ApiKeyStore,
@@ -71,6 +73,11 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
   /** The idempotency claims and the API keys, in tables of their own. */
   private readonly claims: PostgresIdempotency;
   private readonly keys: PostgresApiKeys;
+  /**
+   * Sessions' heads as this process last read or wrote them: other nodes
+   * may have stored more since, so they only number appends made with `after`.
+   */
+  private readonly heads = new EventHeads();
   private migrated: Promise<void> | undefined;
 
   constructor(options: PostgresServerLogOptions) {
@@ -89,8 +96,12 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     this.notices = new AppendNotices(this.pool, this.channel, onError);
     this.appends = new PostgresAppendBatch(
       (text, values) => this.query(text, values),
-      this.table('parley_session_events'),
-      this.table('parley_session_event_heads'),
+      {
+        events: this.table('parley_session_events'),
+        heads: this.table('parley_session_event_heads'),
+        waitingVersions: this.table('parley_waiting_versions'),
+        waitingCalls: this.table('parley_waiting_calls'),
+      },
       this.channel,
     );
     const query: LogQuery = (text, values) => this.query(text, values);
@@ -141,6 +152,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     );
     if (inserted.length === 0)
       throw new InvalidInputError(`Session '${record.id}' exists already.`);
+    this.heads.remember(record.id, { stored: 0, reserved: 0 });
   }
 
   async session(sessionId: string): Promise<SessionRecord | undefined> {
@@ -180,8 +192,11 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     sessionId: string,
     events: readonly StoredEvent[],
     reservedThrough: number,
+    options?: AppendOptions,
   ): Promise<void> {
-    await this.appends.append(sessionId, events, reservedThrough);
+    await this.appends.append(sessionId, events, reservedThrough, options);
+    const top = events.reduce((highest, event) => Math.max(highest, event.seq), 0);
+    this.heads.appended(sessionId, top, reservedThrough);
   }
 
   async events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
@@ -202,7 +217,14 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
                    WHERE session_id = $1), 0)) AS last`,
       [sessionId],
     );
-    return Number(row?.last ?? 0);
+    const last = Number(row?.last ?? 0);
+    this.heads.remember(sessionId, { stored: last, reserved: last });
+    return last;
+  }
+
+  knownLastSeq(sessionId: string): number | undefined {
+    const head = this.heads.get(sessionId);
+    return head === undefined ? undefined : Math.max(head.stored, head.reserved);
   }
 
   watch(sessionId: string, listener: (seq: number) => void): Promise<() => void> {
@@ -214,44 +236,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     approvals: readonly Approval[],
     version: number,
   ): Promise<void> {
-    const table = this.table('parley_waiting_calls');
-    // One statement: the version row first, and only if it moved, the
-    // calls written under that version and the older ones removed. A
-    // refresh that waited on another's lock of the version row reads the
-    // calls as they were before the other's: any it leaves behind carry
-    // an older version, which `listWaiting` passes over and the next
-    // refresh removes. The deletes and the writes touch different keys.
-    await this.query(
-      `WITH newer AS (
-         INSERT INTO ${this.table('parley_waiting_versions')} AS known (session_id, version)
-         VALUES ($1, $2)
-         ON CONFLICT (session_id) DO UPDATE SET version = excluded.version
-         WHERE excluded.version >= known.version
-         RETURNING 1
-       ), cleared AS (
-         DELETE FROM ${table}
-         WHERE session_id = $1 AND version < $2 AND NOT (tool_call_id = ANY ($3::text[]))
-           AND EXISTS (SELECT 1 FROM newer)
-       )
-       INSERT INTO ${table} AS call
-         (session_id, tool_call_id, position, reply_id, deadline, tool_call, version)
-       SELECT $1, given.id, given.position - 1, given.reply_id, given.deadline, given.tool_call, $2
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
-         WITH ORDINALITY AS given (id, reply_id, deadline, tool_call, position)
-       WHERE EXISTS (SELECT 1 FROM newer)
-       ON CONFLICT (session_id, tool_call_id) DO UPDATE SET position = excluded.position,
-         reply_id = excluded.reply_id, deadline = excluded.deadline,
-         tool_call = excluded.tool_call, version = excluded.version
-       WHERE call.version <= excluded.version`,
-      [
-        sessionId,
-        version,
-        approvals.map((approval) => approval.toolCall.id),
-        approvals.map((approval) => approval.replyId),
-        approvals.map((approval) => approval.deadline),
-        approvals.map((approval) => JSON.stringify(approval.toolCall)),
-      ],
-    );
+    await this.appends.append(sessionId, [], undefined, { waiting: { approvals, version } });
   }
 
   async listWaiting(owner: string | null): Promise<Approval[]> {

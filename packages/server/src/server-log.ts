@@ -32,13 +32,28 @@ export interface SessionLog {
   ): Promise<SessionPage>;
   /**
    * Stores `events` (numbered by the caller, following the stored ones) and
-   * reserves the numbers up to `reservedThrough`, in one transaction.
+   * reserves the numbers up to `reservedThrough`, in one transaction, with
+   * what `options` adds to it. Refuses with `EventNumberTakenError`, storing
+   * nothing, a number already stored, or with `options.after` any number
+   * above it stored or reserved.
    */
-  append(sessionId: string, events: readonly StoredEvent[], reservedThrough: number): Promise<void>;
+  append(
+    sessionId: string,
+    events: readonly StoredEvent[],
+    reservedThrough: number,
+    options?: AppendOptions,
+  ): Promise<void>;
   /** The stored events of a session numbered above `after`, in order, at most `limit`. */
   events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]>;
   /** The highest number stored or reserved for the session (0 for none). */
   lastSeq(sessionId: string): Promise<number>;
+  /**
+   * For a log shared by several processes: the highest number this process
+   * last knew stored or reserved for the session, without reading the log
+   * (`undefined` when it knows none). Another process may have stored more
+   * since: an append numbered after it gives it as `after`.
+   */
+  knownLastSeq?(sessionId: string): number | undefined;
   /**
    * Replaces what the session waits on in the approvals index (none: `[]`)
    * with what its stored state at `version` waits on, unless the index was
@@ -96,6 +111,20 @@ export interface SessionLog {
    */
   watch?(sessionId: string, listener: (seq: number) => void): Promise<() => void>;
 }
+
+/** What an append may do besides storing its events. */
+export type AppendOptions = {
+  /**
+   * The number the caller took as the session's last: if any number above
+   * it is stored or reserved (by another process, since), nothing is stored.
+   */
+  after?: number;
+  /** A refresh of the approvals index, as `setWaiting` makes it, in the same transaction. */
+  waiting?: WaitingRefresh;
+};
+
+/** What a session's stored state at `version` waits on (`setWaiting`'s arguments). */
+export type WaitingRefresh = { approvals: readonly Approval[]; version: number };
 
 /** A call a parked reply waits on, as the approvals index keeps it (HTTP.md's `Approval`). */
 export type Approval = {

@@ -8,6 +8,7 @@ import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { isWaitingCall } from './session-summary.js';
 import type {
+  AppendOptions,
   IdempotentRequest,
   Approval,
   ApiKeyRecord,
@@ -232,9 +233,17 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
     sessionId: string,
     events: readonly StoredEvent[],
     reservedThrough: number,
+    options: AppendOptions = {},
   ): Promise<void> {
     const top = events.reduce((highest, event) => Math.max(highest, event.seq), 0);
+    const { after, waiting } = options;
     const written = this.writes.run(() => {
+      if (after !== undefined) {
+        const head = this.statements.lastSeq.get(sessionId, sessionId);
+        if (head !== undefined && Math.max(head.stored, head.reserved) > after) {
+          throw new EventNumberTakenError(sessionId);
+        }
+      }
       for (const event of events) {
         try {
           this.statements.insertEvent.run(sessionId, event.seq, event.type, event.data);
@@ -253,6 +262,7 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
       // row is written only to reach past them, or to give numbers back.
       if (reservedThrough > top) this.statements.reserve.run(sessionId, reservedThrough);
       else this.statements.lowerReservation.run(reservedThrough, sessionId, reservedThrough);
+      if (waiting !== undefined) this.writeWaiting(sessionId, waiting.approvals, waiting.version);
     });
     return written.then(() => this.heads.appended(sessionId, top, reservedThrough));
   }
@@ -271,20 +281,23 @@ export class SqliteServerLog implements SessionLog, ApiKeyStore {
   }
 
   setWaiting(sessionId: string, approvals: readonly Approval[], version: number): Promise<void> {
-    return this.writes.run(() => {
-      if (this.statements.waitingVersion.run(sessionId, version).changes === 0) return;
-      this.statements.clearWaiting.run(sessionId);
-      approvals.forEach((approval, position) =>
-        this.statements.insertWaiting.run(
-          sessionId,
-          approval.toolCall.id,
-          position,
-          approval.replyId,
-          approval.deadline,
-          JSON.stringify(approval.toolCall),
-        ),
-      );
-    });
+    return this.writes.run(() => this.writeWaiting(sessionId, approvals, version));
+  }
+
+  /** `setWaiting`'s statements, inside a transaction of the caller's. */
+  private writeWaiting(sessionId: string, approvals: readonly Approval[], version: number): void {
+    if (this.statements.waitingVersion.run(sessionId, version).changes === 0) return;
+    this.statements.clearWaiting.run(sessionId);
+    approvals.forEach((approval, position) =>
+      this.statements.insertWaiting.run(
+        sessionId,
+        approval.toolCall.id,
+        position,
+        approval.replyId,
+        approval.deadline,
+        JSON.stringify(approval.toolCall),
+      ),
+    );
   }
 
   listWaiting(owner: string | null): Promise<Approval[]> {

@@ -164,6 +164,82 @@ export function describeSessionLogConformance(
       expect(await log.lastSeq('s1')).toBe(2);
     });
 
+    it('refuses an append made after a number no longer the last, storing nothing of it', async () => {
+      const log = await fresh();
+      await log.append('s1', [event(1), event(2)], 2, { after: 0 });
+      // A number above `after` stored since: refused.
+      await expect(log.append('s1', [event(3)], 3, { after: 1 })).rejects.toBeInstanceOf(
+        EventNumberTakenError,
+      );
+      // Numbers above it reserved (a stream's, shown and never stored): refused too.
+      await log.append('s1', [], 66);
+      await expect(log.append('s1', [event(3)], 3, { after: 2 })).rejects.toBeInstanceOf(
+        EventNumberTakenError,
+      );
+      expect(await log.events('s1', 0, 10)).toEqual([event(1), event(2)]);
+      expect(await log.lastSeq('s1')).toBe(66);
+      await log.append('s1', [event(67)], 67, { after: 66 });
+      expect(await log.events('s1', 2, 10)).toEqual([event(67)]);
+      expect(await log.lastSeq('s1')).toBe(67);
+    });
+
+    it('refuses only the appends whose number moved, of several made together', async () => {
+      const log = await fresh();
+      await log.append('s1', [event(1)], 1);
+      const outcomes = await Promise.allSettled([
+        log.append('s1', [event(2)], 2, { after: 0 }),
+        log.append('s2', [event(1)], 1, { after: 0 }),
+        log.append('s3', [event(1), event(2)], 2),
+        log.setWaiting('s1', [], 1),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      const [refused] = outcomes;
+      expect(refused?.status === 'rejected' ? refused.reason : undefined).toBeInstanceOf(
+        EventNumberTakenError,
+      );
+      expect(await log.events('s1', 0, 10)).toEqual([event(1)]);
+      expect(await log.events('s2', 0, 10)).toEqual([event(1)]);
+      expect(await log.events('s3', 0, 10)).toEqual([event(1), event(2)]);
+    });
+
+    it('refreshes the approvals index in the transaction of an append', async () => {
+      const log = await fresh();
+      await log.createSession({ id: 'a', owner: 'alice', createdAt: '2026-01-01' });
+      const approval = (id: string): Approval => ({
+        sessionId: 'a',
+        replyId: 'r1',
+        deadline: null,
+        toolCall: call(id),
+      });
+      await log.append('a', [event(1)], 1, {
+        waiting: { approvals: [approval('c1')], version: 3 },
+      });
+      expect(await log.listWaiting('alice')).toEqual([approval('c1')]);
+      // From an older state: the events are stored, the index stays.
+      await log.append('a', [event(2)], 2, { waiting: { approvals: [], version: 2 } });
+      expect(await log.listWaiting('alice')).toEqual([approval('c1')]);
+      // Refused: neither the events nor the refresh.
+      const refused = log.append('a', [event(3)], 3, {
+        after: 1,
+        waiting: { approvals: [approval('c2')], version: 4 },
+      });
+      await expect(refused).rejects.toBeInstanceOf(EventNumberTakenError);
+      expect(await log.listWaiting('alice')).toEqual([approval('c1')]);
+      expect(await log.events('a', 0, 10)).toEqual([event(1), event(2)]);
+      await log.append('a', [event(3)], 3, {
+        after: 2,
+        waiting: { approvals: [approval('c2'), approval('c3')], version: 4 },
+      });
+      expect(await log.listWaiting('alice')).toEqual([approval('c2'), approval('c3')]);
+      await log.append('a', [], 3, { waiting: { approvals: [], version: 5 } });
+      expect(await log.listWaiting('alice')).toEqual([]);
+    });
+
     it('keeps the approvals index per session, replaced whole, oldest session first', async () => {
       const log = await fresh();
       await log.createSession({ id: 'a', owner: 'alice', createdAt: '2026-01-01' });
