@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readFrames, readText, testServer } from '../test/support.js';
 import type { ParleyServer } from './create-server.js';
+import { SqliteServerLog } from './sqlite-server-log.js';
 
 const base = 'http://parley.test';
 
@@ -105,6 +106,33 @@ describe('createServer', () => {
       (await audit.json()) as { records: { decision: string; approver: string | null }[] }
     ).records;
     expect(records.find((record) => record.decision === 'confirmed')?.approver).toBe('ann');
+  });
+
+  it("indexes a park and an end with the reply's last events, in their append", async () => {
+    const log = new SqliteServerLog({ path: ':memory:' });
+    const refreshes = vi.spyOn(log, 'setWaiting');
+    const appends = vi.spyOn(log, 'append');
+    const server = testServer(new Map(), { log });
+    const id = await created(server);
+    await call(server, 'POST', `/v1/sessions/${id}/replies`, {
+      token: 'alice',
+      body: { input: 'write a note' },
+    });
+    const waiting = await waitingOf(server, id);
+    expect((await log.listWaiting('alice')).map((approval) => approval.toolCall.id)).toEqual(
+      waiting.toolCalls.map((toolCall) => toolCall.id),
+    );
+    const parkedWith = appends.mock.calls.at(-1)?.[3]?.waiting;
+    expect(parkedWith?.approvals).toHaveLength(1);
+    await call(server, 'POST', `/v1/sessions/${id}/replies`, {
+      token: 'alice',
+      body: confirmation(waiting),
+    });
+    expect(await log.listWaiting('alice')).toEqual([]);
+    expect(appends.mock.calls.at(-1)?.[3]?.waiting?.approvals).toEqual([]);
+    expect(refreshes).not.toHaveBeenCalled();
+    await server.close();
+    log.close();
   });
 
   it('streams a reply as SSE numbered from 1 and replays after Last-Event-ID exactly once', async () => {

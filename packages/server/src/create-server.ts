@@ -145,7 +145,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     saved,
     log,
     records: new LRUCache({ max: SESSION_RECORDS_KEPT }),
-    feed: new EventFeed(log),
+    feed: new EventFeed(log, saved),
     clock,
     claimLeaseMs: options.lease ?? DEFAULT_CLAIM_LEASE_MS,
     running: new Set(),

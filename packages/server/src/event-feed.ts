@@ -1,7 +1,8 @@
 import { SessionBusyError } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
 import { EventNumberTakenError } from './errors.js';
-import type { SessionLog, StoredEvent } from './server-log.js';
+import type { WaitingSource } from './saved-waits.js';
+import type { AppendOptions, SessionLog, StoredEvent } from './server-log.js';
 
 /** Event types that may come many to a step; they are stored with the next event that is not one. */
 const deltaTypes: ReadonlySet<string> = new Set([
@@ -107,6 +108,12 @@ const pulled = (next: Promise<IteratorResult<AgentEvent>>): Promise<Pulled> =>
  * under a number that is not yet stored, the number is reserved in the log
  * (a block of them at a time), so after a crash the numbers clients saw
  * are not handed out again.
+ *
+ * A reply is numbered after the last number the log knows of its session
+ * without a read when it can (`knownLastSeq`): its first append then
+ * checks that nothing was stored or reserved above it since. The append
+ * of a reply's last event (a park or an end, saved before it is given)
+ * also refreshes the approvals index from that save, taken from `waits`.
  */
 export class EventFeed {
   private readonly channels = new Map<string, Channel>();
@@ -114,7 +121,10 @@ export class EventFeed {
   /** Deltas older than this are stored with the next one (none: only by reservation). */
   private readonly flushMs: number | undefined;
 
-  constructor(private readonly log: SessionLog) {
+  constructor(
+    private readonly log: SessionLog,
+    private readonly waits?: WaitingSource,
+  ) {
     this.flushMs = log.watch === undefined ? undefined : SHARED_FLUSH_MS;
   }
 
@@ -214,6 +224,8 @@ export class EventFeed {
     let held: StoredEvent[] = [];
     let last = 0;
     let reserved = 0;
+    /** The number the reply was numbered after, until an append confirms it (see `after`). */
+    let unconfirmed: number | undefined;
     let flushedAt = Date.now();
     /** When the first of the events held now was numbered. */
     let heldSince = 0;
@@ -228,7 +240,8 @@ export class EventFeed {
       reserved = Math.max(reserved, last);
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await feed.flush(sessionId, channel, held, reserved);
+          await feed.flush(sessionId, channel, held, reserved, unconfirmed);
+          unconfirmed = undefined;
           break;
         } catch (error) {
           if (!(error instanceof EventNumberTakenError) || attempt === RENUMBERINGS) throw error;
@@ -237,6 +250,7 @@ export class EventFeed {
         // started as this one's state was saved, before these were stored).
         // No one has seen the held ones: they take the numbers after its.
         const stored = await feed.log.lastSeq(sessionId);
+        unconfirmed = undefined;
         held = held.map((event, index) => ({ ...event, seq: stored + 1 + index }));
         last = stored + held.length;
         reserved = Math.max(reserved, last);
@@ -249,7 +263,8 @@ export class EventFeed {
       yield* shown;
     };
     try {
-      last = await this.log.lastSeq(sessionId);
+      unconfirmed = this.log.knownLastSeq?.(sessionId);
+      last = unconfirmed ?? (await this.log.lastSeq(sessionId));
       reserved = last;
       const first = last + 1;
       for (;;) {
@@ -302,7 +317,7 @@ export class EventFeed {
         // A clean end gives back the numbers reserved and not used; after a
         // failure, the events numbered are stored all the same.
         if (channel.pending.length > 0 || held.length > 0 || reserved > last) {
-          await this.flush(sessionId, channel, held, last);
+          await this.flush(sessionId, channel, held, last, unconfirmed);
           this.show(channel, held);
         }
       } finally {
@@ -326,21 +341,34 @@ export class EventFeed {
     }
   }
 
-  /** Stores the events handed out and not yet stored, then `held`, reserving through `reservedThrough`. */
+  /**
+   * Stores the events handed out and not yet stored, then `held`, reserving
+   * through `reservedThrough`; `after`: the number they were numbered after,
+   * not yet confirmed by an append. With a reply's last event goes the
+   * approvals index refresh of the save before it.
+   */
   private async flush(
     sessionId: string,
     channel: Channel,
     held: readonly StoredEvent[],
     reservedThrough: number,
+    after: number | undefined,
   ): Promise<void> {
     const batch = held.length === 0 ? channel.pending : [...channel.pending, ...held];
     const handedOut = channel.pending.length;
+    const options: AppendOptions = {};
+    if (after !== undefined) options.after = after;
+    const waiting = held.some((event) => lastTypes.has(event.type))
+      ? this.waits?.pending(sessionId)
+      : undefined;
+    if (waiting !== undefined) options.waiting = waiting;
     try {
-      await this.log.append(sessionId, batch, reservedThrough);
+      await this.log.append(sessionId, batch, reservedThrough, options);
     } catch (error) {
       for (const missed of channel.missed) missed();
       throw error;
     }
+    if (waiting !== undefined) this.waits?.indexed(sessionId, waiting);
     channel.pending = channel.pending.slice(handedOut);
   }
 }

@@ -369,6 +369,37 @@ describe.skipIf(url === '')('PostgresServerLog', () => {
     await Promise.all([nodeA.close(), nodeB.close()]);
   });
 
+  it('numbers replies after the last number it knows, and reads it again once another node moved it', async () => {
+    const [nodeA, nodeB] = await deployment(2);
+    if (nodeA === undefined || nodeB === undefined) throw new Error('no logs');
+    await nodeA.createSession({ id: 's1', owner: 'alice', createdAt: '2026-01-01' });
+    const reads = vi.spyOn(nodeA, 'lastSeq');
+    const first = await drain(new EventFeed(nodeA).record('s1', live(textReply('s1', 2))));
+    const second = await drain(new EventFeed(nodeA).record('s1', live(textReply('s1', 2))));
+    expect([...first, ...second].map((stored) => stored.seq)).toEqual(
+      Array.from({ length: 10 }, (_, index) => index + 1),
+    );
+    expect(reads).not.toHaveBeenCalled();
+    // Node B streams after those and dies with numbers shown but not stored.
+    const crashed = new EventFeed(nodeB).record('s1', live(textReply('s1', 10)));
+    for (let step = 0; step < 7; step += 1) await crashed.next();
+    const reserved = await nodeB.lastSeq('s1');
+    expect(reserved).toBeGreaterThan(17);
+    // Node A still knows 10: its first append is refused, it reads the log and goes on after.
+    const third = await drain(new EventFeed(nodeA).record('s1', live(textReply('s1', 2))));
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(third.map((stored) => stored.seq)).toEqual(
+      Array.from({ length: 5 }, (_, index) => reserved + 1 + index),
+    );
+    expect((await nodeA.events('s1', 10, 100)).map((stored) => stored.seq)).toEqual([
+      11,
+      12,
+      13,
+      ...third.map((stored) => stored.seq),
+    ]);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+
   it('takes the LISTEN connection again after it dies, and tells followers to read the log', async () => {
     const schema = randomName('parley_log_test');
     schemas.push(schema);

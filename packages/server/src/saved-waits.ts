@@ -1,5 +1,5 @@
 import type { AgentState, SessionStore } from '@parley/core';
-import type { Approval } from './server-log.js';
+import type { Approval, WaitingRefresh } from './server-log.js';
 import { waitingCallsOf } from './session-summary.js';
 
 /** What a session waits on in `state`, as the approvals index keeps it (nothing unless parked). */
@@ -14,8 +14,20 @@ export function approvalsOf(sessionId: string, state: AgentState | undefined): A
   }));
 }
 
-/** A state this process saved: the version the save made, and what the state waits on. */
-export type SavedWaiting = { version: number; approvals: Approval[] };
+/**
+ * A state this process saved: the version the save made, what the state
+ * waits on, and whether an append of the reply's events already put that
+ * in the approvals index (`indexed`).
+ */
+export type SavedWaiting = WaitingRefresh & { indexed: boolean };
+
+/** Where an event feed finds the approvals index refresh to commit with a reply's last events. */
+export interface WaitingSource {
+  /** The refresh the last save of `sessionId` calls for, unless an append made it already. */
+  pending(sessionId: string): WaitingRefresh | undefined;
+  /** Notes that `refresh` (as `pending` gave it) is in the index, unless a later save came since. */
+  indexed(sessionId: string, refresh: WaitingRefresh): void;
+}
 
 /** Sessions whose last save is remembered at most: a session left out is read back instead. */
 const LIMIT = 10_000;
@@ -26,7 +38,7 @@ const LIMIT = 10_000;
  * refreshed from the state the reply saved, without reading it back; a
  * later save elsewhere has a later version, which the index keeps.
  */
-export class SavedWaits {
+export class SavedWaits implements WaitingSource {
   private readonly saved = new Map<string, SavedWaiting>();
 
   /** `store`, its saves noted here once they succeed. */
@@ -37,13 +49,23 @@ export class SavedWaits {
         // Read now: the caller may change its state once the save is under way.
         const approvals = approvalsOf(sessionId, state);
         const version = await store.save(sessionId, state, expectedVersion, options);
-        this.record(sessionId, { version, approvals });
+        this.record(sessionId, { version, approvals, indexed: false });
         return version;
       },
       ...(store.listAudit === undefined ? {} : { listAudit: store.listAudit.bind(store) }),
       ...(store.listDue === undefined ? {} : { listDue: store.listDue.bind(store) }),
       ...(store.renewLease === undefined ? {} : { renewLease: store.renewLease.bind(store) }),
     };
+  }
+
+  pending(sessionId: string): WaitingRefresh | undefined {
+    const saved = this.saved.get(sessionId);
+    return saved === undefined || saved.indexed ? undefined : saved;
+  }
+
+  indexed(sessionId: string, refresh: WaitingRefresh): void {
+    const saved = this.saved.get(sessionId);
+    if (saved === refresh) saved.indexed = true;
   }
 
   /** The last save of `sessionId` noted and not yet taken, forgotten once taken. */

@@ -92,6 +92,8 @@ export async function visibleSession(
  */
 export async function indexWaiting(context: ServerContext, sessionId: string): Promise<void> {
   const saved = context.saved.take(sessionId);
+  // The reply's last append refreshed the index from the last save already.
+  if (saved?.indexed === true) return;
   if (saved !== undefined) {
     await context.log.setWaiting(sessionId, saved.approvals, saved.version);
     return;
