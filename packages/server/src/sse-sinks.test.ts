@@ -3,6 +3,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeSink, webSink } from './sse-sinks.js';
+import type { SseSink } from './sse-sinks.js';
 
 let server: Server | undefined;
 
@@ -41,6 +42,34 @@ describe('nodeSink', () => {
     expect(response.headers.get('x-request')).toBe('r1');
     expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(await response.text()).toBe('event: A\ndata: {}\nid: 1\n\n');
+  });
+
+  it('sends the headers with text written in the same turn, and alone when none comes', async () => {
+    let flushes = 0;
+    let sink: SseSink | undefined;
+    const stop = new AbortController();
+    const url = await serving((response) => {
+      const flush = response.flushHeaders.bind(response);
+      response.flushHeaders = () => {
+        flushes += 1;
+        flush();
+      };
+      sink = nodeSink(response, new Headers({ 'content-type': 'text/event-stream' }), stop);
+      if (response.req.url === '/at-once') {
+        void sink.write('event: A\ndata: {}\nid: 1\n\n').then(() => sink?.end());
+      }
+    });
+    const atOnce = await fetch(`${url}/at-once`);
+    expect(await atOnce.text()).toBe('event: A\ndata: {}\nid: 1\n\n');
+    expect(flushes).toBe(0);
+    // Nothing to write yet: the client still gets the headers, and the stream stays open.
+    const waiting = await fetch(`${url}/waiting`);
+    expect(waiting.status).toBe(200);
+    expect(flushes).toBe(1);
+    const body = waiting.text();
+    await sink?.write('event: B\ndata: {}\nid: 2\n\n');
+    sink?.end();
+    expect(await body).toBe('event: B\ndata: {}\nid: 2\n\n');
   });
 
   it('holds the next write back while a reader is slow, and stops when the client goes away', async () => {

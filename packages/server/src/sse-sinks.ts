@@ -33,7 +33,10 @@ function drained(outgoing: ServerResponse, signal: AbortSignal): Promise<void> {
 
 /**
  * A stream written straight to Node's response, with status 200 and
- * `headers` sent at once; `stop` aborts when the connection closes.
+ * `headers`; `stop` aborts when the connection closes. The headers go out
+ * with the first text when that comes within this turn of the event loop
+ * (one write to the socket instead of two), else on their own at the end
+ * of the turn, so a client waiting for events knows the stream is open.
  */
 export function nodeSink(
   outgoing: ServerResponse,
@@ -45,10 +48,14 @@ export function nodeSink(
   };
   outgoing.once('close', abort);
   outgoing.writeHead(200, nodeHeaders(headers));
-  outgoing.flushHeaders();
+  let written = false;
+  setImmediate(() => {
+    if (!written && !outgoing.writableEnded && !outgoing.destroyed) outgoing.flushHeaders();
+  });
   return {
     write: async (text) => {
       if (stop.signal.aborted || outgoing.writableEnded) return;
+      written = true;
       if (!outgoing.write(text)) await drained(outgoing, stop.signal);
     },
     end: () => {
