@@ -13,6 +13,8 @@
 // postgres: the sessions on PostgresSessionStore and the server's log on
 //           PostgresServerLog, both in one fresh schema per call
 //           (PARLEY_PG_URL), dropped when the backend is closed.
+//           PREPARE=off runs both without named prepared statements
+//           (`prepare: false`); PREPARE=log prepares the log's alone.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,8 +72,17 @@ const postgres: BackendMaker = async (name) => {
   await admin.connect();
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin.end();
-  const store = new PostgresSessionStore({ connectionString: url, schema });
-  const log = await PostgresServerLog.open({ connectionString: url, schema });
+  const prepare = process.env.PREPARE ?? 'on';
+  const store = new PostgresSessionStore({
+    connectionString: url,
+    schema,
+    prepare: prepare === 'on',
+  });
+  const log = await PostgresServerLog.open({
+    connectionString: url,
+    schema,
+    prepare: prepare !== 'off',
+  });
   return {
     store,
     log,

@@ -1,7 +1,14 @@
+import { named } from './named-statement.js';
+import type { NamedStatement } from './named-statement.js';
 import type { ApiKeyRecord, ApiKeyStore } from './server-log.js';
 
 /** How a `PostgresServerLog` runs a statement (migrated first): the rows it returns. */
-export type LogQuery = <Row extends object>(text: string, values?: unknown[]) => Promise<Row[]>;
+export type LogQuery = <Row extends object>(
+  statement: string | NamedStatement,
+  values?: unknown[],
+) => Promise<Row[]>;
+
+const KEY_COLUMNS = 'id, principal, roles, secret_hash, created_at, revoked_at';
 
 type KeyRow = {
   id: string;
@@ -47,12 +54,17 @@ export class PostgresApiKeys implements ApiKeyStore {
   }
 
   async findKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.query<KeyRow>(`SELECT * FROM ${this.table} WHERE id = $1`, [id]);
+    const [row] = await this.query<KeyRow>(
+      named(`SELECT ${KEY_COLUMNS} FROM ${this.table} WHERE id = $1`),
+      [id],
+    );
     return row === undefined ? undefined : keyOfRow(row);
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const rows = await this.query<KeyRow>(`SELECT * FROM ${this.table} ORDER BY created_at, id`);
+    const rows = await this.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM ${this.table} ORDER BY created_at, id`,
+    );
     return rows.map(keyOfRow);
   }
 

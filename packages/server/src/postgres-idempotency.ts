@@ -1,3 +1,4 @@
+import { named } from './named-statement.js';
 import type { LogQuery } from './postgres-api-keys.js';
 import type { IdempotentRequest } from './server-log.js';
 
@@ -50,15 +51,15 @@ export class PostgresIdempotency {
     // A claim released, or taken over by another, between two statements is read again.
     for (;;) {
       const claimed = await this.query<{ key: string }>(
-        `INSERT INTO ${this.table} (principal, key, request_hash, claim_id, held_until)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING key`,
+        named(`INSERT INTO ${this.table} (principal, key, request_hash, claim_id, held_until)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING key`),
         [request.principal, request.key, request.requestHash, request.claimId, request.heldUntil],
       );
       if (claimed.length > 0) return undefined;
       const [row] = await this.query<IdempotencyRow>(
-        `SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response,
+        named(`SELECT principal, key, request_hash, claim_id, held_until, after, last_seq, response,
            interrupted, status
-         FROM ${this.table} WHERE principal = $1 AND key = $2`,
+         FROM ${this.table} WHERE principal = $1 AND key = $2`),
         [request.principal, request.key],
       );
       if (row === undefined) continue;
@@ -71,11 +72,11 @@ export class PostgresIdempotency {
       if (!abandoned) return earlier;
       // Compare-and-set on the claim id: of concurrent takers, one updates the row.
       const taken = await this.query<IdempotencyRow>(
-        `UPDATE ${this.table} SET claim_id = $1, held_until = $2
+        named(`UPDATE ${this.table} SET claim_id = $1, held_until = $2
          WHERE principal = $3 AND key = $4 AND claim_id = $5
            AND last_seq IS NULL AND response IS NULL AND held_until < $6
          RETURNING principal, key, request_hash, claim_id, held_until, after, last_seq, response,
-           interrupted, status`,
+           interrupted, status`),
         [request.claimId, request.heldUntil, request.principal, request.key, earlier.claimId, now],
       );
       const [took] = taken;
@@ -86,10 +87,10 @@ export class PostgresIdempotency {
 
   async renewIdempotency(request: IdempotentRequest): Promise<boolean> {
     const renewed = await this.query<{ key: string }>(
-      `UPDATE ${this.table} SET held_until = $1
+      named(`UPDATE ${this.table} SET held_until = $1
        WHERE principal = $2 AND key = $3 AND claim_id = $4
          AND last_seq IS NULL AND response IS NULL
-       RETURNING key`,
+       RETURNING key`),
       [request.heldUntil, request.principal, request.key, request.claimId],
     );
     return renewed.length > 0;
@@ -97,18 +98,18 @@ export class PostgresIdempotency {
 
   async startIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
-      `UPDATE ${this.table} SET after = $1
+      named(`UPDATE ${this.table} SET after = $1
        WHERE principal = $2 AND key = $3 AND claim_id = $4
-         AND last_seq IS NULL AND response IS NULL`,
+         AND last_seq IS NULL AND response IS NULL`),
       [request.after, request.principal, request.key, request.claimId],
     );
   }
 
   async settleIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
-      `UPDATE ${this.table}
+      named(`UPDATE ${this.table}
        SET after = $1, last_seq = $2, response = $3, interrupted = $4, status = $5
-       WHERE principal = $6 AND key = $7 AND claim_id = $8`,
+       WHERE principal = $6 AND key = $7 AND claim_id = $8`),
       [
         request.after,
         request.lastSeq,
@@ -124,8 +125,8 @@ export class PostgresIdempotency {
 
   async releaseIdempotency(request: IdempotentRequest): Promise<void> {
     await this.query(
-      `DELETE FROM ${this.table}
-       WHERE principal = $1 AND key = $2 AND claim_id = $3`,
+      named(`DELETE FROM ${this.table}
+       WHERE principal = $1 AND key = $2 AND claim_id = $3`),
       [request.principal, request.key, request.claimId],
     );
   }

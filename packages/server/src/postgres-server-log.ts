@@ -8,6 +8,8 @@ import { PostgresIdempotency } from './postgres-idempotency.js';
 import { applyLogMigrations } from './postgres-log-migrations.js';
 import { isWaitingCall } from './session-summary.js';
 import { EventHeads } from './event-heads.js';
+import { named } from './named-statement.js';
+import type { NamedStatement } from './named-statement.js';
 import type {
   AppendOptions,
   Approval,
@@ -28,11 +30,16 @@ import type {
  * announced on (default `'parley_events'`; every node of a deployment
  * must use the same). `onError`: told about failures nobody awaits (the
  * LISTEN connection dropping, an idle pooled connection failing).
+ * `prepare`: run the frequent statements as named prepared statements,
+ * parsed once per connection (default `true`); `false` behind a pooler
+ * that hands one client's statements to different server connections
+ * (PgBouncer in transaction mode without `max_prepared_statements`).
  */
 export type PostgresServerLogOptions = ({ connectionString: string } | { pool: Pool }) & {
   schema?: string;
   channel?: string;
   onError?: (error: Error) => void;
+  prepare?: boolean;
 };
 
 type SessionRow = { id: string; position: string; owner: string; created_at: string };
@@ -68,6 +75,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
   private readonly schemaName: string;
   private readonly schema: string;
   private readonly channel: string;
+  private readonly prepare: boolean;
   private readonly notices: AppendNotices;
   private readonly appends: PostgresAppendBatch;
   /** The idempotency claims and the API keys, in tables of their own. */
@@ -93,9 +101,10 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     this.schemaName = options.schema ?? 'public';
     this.schema = escapeIdentifier(this.schemaName);
     this.channel = options.channel ?? 'parley_events';
+    this.prepare = options.prepare ?? true;
     this.notices = new AppendNotices(this.pool, this.channel, onError);
     this.appends = new PostgresAppendBatch(
-      (text, values) => this.query(text, values),
+      (statement, values) => this.query(statement, values),
       {
         events: this.table('parley_session_events'),
         heads: this.table('parley_session_event_heads'),
@@ -104,7 +113,7 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
       },
       this.channel,
     );
-    const query: LogQuery = (text, values) => this.query(text, values);
+    const query: LogQuery = (statement, values) => this.query(statement, values);
     this.claims = new PostgresIdempotency(query, this.table('parley_idempotency'));
     this.keys = new PostgresApiKeys(query, this.table('parley_api_keys'));
   }
@@ -139,15 +148,25 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
     return `${this.schema}.${name}`;
   }
 
-  private async query<Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> {
+  /** Runs `statement` (a named one prepared, unless `prepare` is off) once migrated. */
+  private async query<Row extends object>(
+    statement: string | NamedStatement,
+    values: unknown[] = [],
+  ): Promise<Row[]> {
     await this.migrate();
-    return (await this.pool.query<Row>(text, values)).rows;
+    const config =
+      typeof statement === 'string'
+        ? { text: statement, values }
+        : this.prepare
+          ? { ...statement, values }
+          : { text: statement.text, values };
+    return (await this.pool.query<Row>(config)).rows;
   }
 
   async createSession(record: SessionRecord): Promise<void> {
     const inserted = await this.query<{ id: string }>(
-      `INSERT INTO ${this.table('parley_server_sessions')} (id, owner, created_at)
-       VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id`,
+      named(`INSERT INTO ${this.table('parley_server_sessions')} (id, owner, created_at)
+       VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id`),
       [record.id, record.owner, record.createdAt],
     );
     if (inserted.length === 0)
@@ -157,8 +176,8 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
 
   async session(sessionId: string): Promise<SessionRecord | undefined> {
     const [row] = await this.query<SessionRow>(
-      `SELECT id, position, owner, created_at FROM ${this.table('parley_server_sessions')}
-       WHERE id = $1`,
+      named(`SELECT id, position, owner, created_at FROM ${this.table('parley_server_sessions')}
+       WHERE id = $1`),
       [sessionId],
     );
     return row === undefined
@@ -201,8 +220,8 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
 
   async events(sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.query<EventRow>(
-      `SELECT seq, type, data FROM ${this.table('parley_session_events')}
-       WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      named(`SELECT seq, type, data FROM ${this.table('parley_session_events')}
+       WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
       [sessionId, after, limit],
     );
     return rows.map((row) => ({ seq: Number(row.seq), type: row.type, data: row.data }));
@@ -210,11 +229,11 @@ export class PostgresServerLog implements SessionLog, ApiKeyStore {
 
   async lastSeq(sessionId: string): Promise<number> {
     const [row] = await this.query<{ last: string }>(
-      `SELECT greatest(
+      named(`SELECT greatest(
          coalesce((SELECT max(seq) FROM ${this.table('parley_session_events')}
                    WHERE session_id = $1), 0),
          coalesce((SELECT reserved FROM ${this.table('parley_session_event_heads')}
-                   WHERE session_id = $1), 0)) AS last`,
+                   WHERE session_id = $1), 0)) AS last`),
       [sessionId],
     );
     const last = Number(row?.last ?? 0);

@@ -21,6 +21,7 @@ import { Pool, escapeIdentifier } from 'pg';
 import { applyMigrations } from './migrations.js';
 import type { SessionChange, SessionSubscription } from './session-subscription.js';
 import { formatChangePayload, listenForChanges } from './session-subscription.js';
+import { statementName } from './named-statement.js';
 import { saveStatement } from './save-statement.js';
 
 /**
@@ -32,13 +33,17 @@ import { saveStatement } from './save-statement.js';
  * idle pooled connection dropping, a subscription's connection failing, a
  * subscriber throwing); without it they are dropped. `cacheBytes`: the
  * bound of the store's session cache (see `SessionCache`; default 64 MiB,
- * 0 for none).
+ * 0 for none). `prepare`: run loads and saves as named prepared
+ * statements, parsed once per connection (default `true`); `false` behind
+ * a pooler that hands one client's statements to different server
+ * connections (PgBouncer in transaction mode without `max_prepared_statements`).
  */
 export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool: Pool }) & {
   schema?: string;
   channel?: string;
   onError?: (error: Error) => void;
   cacheBytes?: number;
+  prepare?: boolean;
 };
 
 /**
@@ -74,6 +79,7 @@ export class PostgresSessionStore implements SessionStore {
   private readonly table: { sessions: string; messages: string; audit: string; schema: string };
   private readonly cache: SessionCache;
   private readonly channel: string;
+  private readonly prepare: boolean;
   private readonly onError: (error: Error) => void;
   private readonly subscriptions = new Set<SessionSubscription>();
   private migrated: Promise<void> | undefined;
@@ -82,6 +88,7 @@ export class PostgresSessionStore implements SessionStore {
   constructor(options: PostgresSessionStoreOptions) {
     this.onError = options.onError ?? (() => undefined);
     this.cache = new SessionCache(options.cacheBytes);
+    this.prepare = options.prepare ?? true;
     if ('pool' in options) {
       this.pool = options.pool;
       this.ownsPool = false;
@@ -114,6 +121,13 @@ export class PostgresSessionStore implements SessionStore {
     return store;
   }
 
+  /** `statement` under its name, to be prepared once per connection, unless `prepare` is off. */
+  private named<Statement extends { text: string }>(
+    statement: Statement,
+  ): Statement & { name?: string } {
+    return this.prepare ? { ...statement, name: statementName(statement.text) } : statement;
+  }
+
   /**
    * Applies pending migrations (once per store; later calls wait for the
    * first). Safe to run from several nodes at once. Every other method
@@ -139,8 +153,9 @@ export class PostgresSessionStore implements SessionStore {
     await this.migrate();
     const base = this.cache.get(sessionId);
     const cached = base?.version ?? 0;
-    const result = await this.pool.query<LoadRow>({
-      text: `WITH head AS (
+    const result = await this.pool.query<LoadRow>(
+      this.named({
+        text: `WITH head AS (
          SELECT version, state, message_count, ${isoText('lease_until')} AS lease_until
          FROM ${this.table.sessions} WHERE id = $1
        )
@@ -152,9 +167,10 @@ export class PostgresSessionStore implements SessionStore {
        FROM head JOIN ${this.table.messages} m ON m.session_id = $1
        WHERE head.message_count IS NOT NULL AND head.version <> $2
          AND m.written_version > CASE WHEN head.version > $2 THEN $2 ELSE 0 END`,
-      values: [sessionId, cached],
-      rowMode: 'array',
-    });
+        values: [sessionId, cached],
+        rowMode: 'array',
+      }),
+    );
     const rows = result.rows;
     const headAt = rows.findIndex((row) => row[0] === -1);
     const head = rows[headAt];
@@ -205,20 +221,22 @@ export class PostgresSessionStore implements SessionStore {
     await this.migrate();
     if (Number.isSafeInteger(expectedVersion) && expectedVersion >= 0) {
       const written = await this.pool.query<{ version: number }>(
-        saveStatement(this.table, {
-          sessionId,
-          state: plan.head,
-          messageCount: plan.messageCount,
-          rows: plan.rows,
-          trim: plan.trim,
-          deadline: plan.deadline,
-          leaseUntil: plan.leaseUntil,
-          expectedVersion,
-          records,
-          channel: this.channel,
-          payload: formatChangePayload({ sessionId, version: expectedVersion + 1 }),
-          relaxed: options.relaxed === true,
-        }),
+        this.named(
+          saveStatement(this.table, {
+            sessionId,
+            state: plan.head,
+            messageCount: plan.messageCount,
+            rows: plan.rows,
+            trim: plan.trim,
+            deadline: plan.deadline,
+            leaseUntil: plan.leaseUntil,
+            expectedVersion,
+            records,
+            channel: this.channel,
+            payload: formatChangePayload({ sessionId, version: expectedVersion + 1 }),
+            relaxed: options.relaxed === true,
+          }),
+        ),
       );
       const version = written.rows[0]?.version;
       if (version !== undefined) {
