@@ -24,9 +24,11 @@ export function databasePath(data: string | undefined): string {
 /**
  * Where `parley serve` and `parley keys` keep things: `db`, a
  * `postgres://` URL (then `schema` names the Postgres schema, default
- * `public`), or without it the SQLite file in the `data` folder.
+ * `public`, and `prepare: false` turns named prepared statements off, for
+ * PgBouncer in transaction mode), or without it the SQLite file in the
+ * `data` folder.
  */
-export type DatabaseChoice = { db?: string; schema?: string; data?: string };
+export type DatabaseChoice = { db?: string; schema?: string; prepare?: boolean; data?: string };
 
 /** The log and its keys, opened on the chosen database, and how to close them. */
 export type KeyBackend = {
@@ -110,10 +112,11 @@ export async function openBackend(
   const pool = new Pool({ connectionString: postgresUrl(choice.db) });
   pool.on('error', onError);
   const schema = choice.schema === undefined ? {} : { schema: choice.schema };
+  const prepare = choice.prepare === undefined ? {} : { prepare: choice.prepare };
   try {
     // The store first: its migration creates the schema the log's tables join.
-    const store = await PostgresSessionStore.open({ pool, onError, ...schema });
-    const log = await PostgresServerLog.open({ pool, onError, ...schema });
+    const store = await PostgresSessionStore.open({ pool, onError, ...schema, ...prepare });
+    const log = await PostgresServerLog.open({ pool, onError, ...schema, ...prepare });
     return {
       log,
       store,

@@ -21,6 +21,7 @@ describe('parley.config.json', () => {
       $schema: 'https://example.test/parley.config.schema.json',
       db: 'postgres://parley@db.example:5432/parley',
       schema: 'agents',
+      prepare: false,
       host: '0.0.0.0',
       port: 9000,
       model: 'scripted:demo',
@@ -44,6 +45,7 @@ describe('parley.config.json', () => {
     expect(settings).toEqual({
       db: 'postgres://parley@db.example:5432/parley',
       schema: 'agents',
+      prepare: false,
       host: '0.0.0.0',
       port: 0,
       model: 'scripted:demo',

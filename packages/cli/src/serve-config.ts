@@ -36,6 +36,7 @@ export const serveConfigSchema = z.strictObject({
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
     .optional(),
   schema: z.string().min(1).max(63).optional(),
+  prepare: z.boolean().optional(),
   data: z.string().min(1).optional(),
   host: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65_535).optional(),

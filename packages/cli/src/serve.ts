@@ -84,6 +84,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
     {
       ...(settings.db === undefined ? {} : { db: settings.db }),
       ...(settings.schema === undefined ? {} : { schema: settings.schema }),
+      ...(settings.prepare === undefined ? {} : { prepare: settings.prepare }),
       ...(settings.data === undefined ? {} : { data: settings.data }),
     },
     (error) => write(`warning: ${error.message}\n`),
