@@ -3,20 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from './api-key-auth.js';
 import { PostgresServerLog } from './postgres-server-log.js';
 import type { IdempotentRequest } from './server-log.js';
+import { postgresTestUrl, randomName } from '../test/postgres-url.js';
 
-const url = process.env.PARLEY_PG_URL ?? '';
-if (url === '') {
-  if (process.env.CI !== undefined) {
-    throw new Error('PARLEY_PG_URL must be set in CI (.ci/services exports it).');
-  }
-  console.warn(
-    'Skipping the Postgres log statement tests: PARLEY_PG_URL is not set ' +
-      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
-  );
-}
-
-const randomName = (prefix: string): string =>
-  `${prefix}_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
+const url = postgresTestUrl('Postgres log statement');
 
 describe.skipIf(url === '')('PostgresServerLog statements', () => {
   let admin: Pool | undefined;

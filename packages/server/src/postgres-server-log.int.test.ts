@@ -14,21 +14,9 @@ import { PostgresServerLog } from './postgres-server-log.js';
 import { postgresRateLimit } from './rate-limit.js';
 import { EventNumberTakenError, RateLimitedError } from './errors.js';
 import type { StoredEvent } from './server-log.js';
+import { postgresTestUrl, randomName } from '../test/postgres-url.js';
 
-const url = process.env.PARLEY_PG_URL ?? '';
-if (url === '') {
-  if (process.env.CI !== undefined) {
-    throw new Error('PARLEY_PG_URL must be set in CI (.ci/services exports it).');
-  }
-  console.warn(
-    'Skipping the Postgres server log tests: PARLEY_PG_URL is not set ' +
-      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
-  );
-}
-
-/** A schema or channel name no other run uses. */
-const randomName = (prefix: string): string =>
-  `${prefix}_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
+const url = postgresTestUrl('Postgres server log');
 
 describe.skipIf(url === '')('PostgresServerLog', () => {
   let admin: Pool | undefined;
