@@ -3,17 +3,12 @@ import { Pool, escapeIdentifier } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS, applyMigrations } from './migrations.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
+import { postgresTestUrl } from '../test/test-schemas.js';
 
-const url = process.env.PARLEY_PG_URL;
-if (url === undefined || url === '') {
-  console.warn(
-    'Skipping the Postgres deadline tests: PARLEY_PG_URL is not set ' +
-      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
-  );
-}
+const url = postgresTestUrl('Postgres deadline');
 
-describe.skipIf(url === undefined || url === '')('PostgresSessionStore deadlines', () => {
-  const connectionString = url ?? '';
+describe.skipIf(url === '')('PostgresSessionStore deadlines', () => {
+  const connectionString = url;
   let admin: Pool;
   const schema = `parley_deadline_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
   const quoted = escapeIdentifier(schema);

@@ -4,15 +4,9 @@ import { StaleSessionError } from '@parley/core';
 import { freshSessionId, sampleAudit, sampleState } from '@parley/core/conformance';
 import { describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from './postgres-session-store.js';
-import { useTestSchemas } from './test-schemas.js';
+import { postgresTestUrl, useTestSchemas } from '../test/test-schemas.js';
 
-const url = process.env.PARLEY_PG_URL;
-if (url === undefined || url === '') {
-  console.warn(
-    'Skipping the Postgres one-statement save tests: PARLEY_PG_URL is not set ' +
-      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
-  );
-}
+const url = postgresTestUrl('Postgres one-statement save');
 
 /** The SQL text of a `query` call's first argument. */
 function textOf(query: unknown): string {
@@ -63,99 +57,96 @@ async function blockedBy(admin: Pool, holder: number): Promise<void> {
   throw new Error(`nothing waited on backend ${holder}`);
 }
 
-describe.skipIf(url === undefined || url === '')(
-  'PostgresSessionStore saves in one statement',
-  () => {
-    const connectionString = url ?? '';
-    const { admin, testSchema } = useTestSchemas(connectionString);
+describe.skipIf(url === '')('PostgresSessionStore saves in one statement', () => {
+  const connectionString = url;
+  const { admin, testSchema } = useTestSchemas(connectionString);
 
-    it('sends every save as one query, whatever it writes, and keeps the records in order', async () => {
-      const sent: string[] = [];
-      const pool = recordingPool(connectionString, sent);
-      const store = await PostgresSessionStore.open({ pool, schema: testSchema('parley_save') });
-      try {
-        const id = freshSessionId();
-        const records = Array.from({ length: 60 }, (_, index) =>
-          sampleAudit(id, index % 2 === 0 ? 'asked' : 'executed', { toolCallId: `tc${index}` }),
-        );
-        const saves = [
-          () => store.save(id, sampleState(id, 0), 0, { audit: records.slice(0, 25) }),
-          () => store.save(id, sampleState(id, 1), 1),
-          () => store.save(id, sampleState(id, 2), 2, { audit: records.slice(25, 26) }),
-          () => store.save(id, sampleState(id, 0), 3, { audit: records.slice(26), relaxed: true }),
-          () => store.save(id, sampleState(id, 1), 4, { relaxed: true }),
-        ];
-        for (const [index, save] of saves.entries()) {
-          sent.length = 0;
-          expect(await save()).toBe(index + 1);
-          expect(sent).toHaveLength(1);
-        }
-        expect(await store.listAudit(id)).toStrictEqual(records);
-        expect(await store.load(id)).toStrictEqual({ state: sampleState(id, 1), version: 5 });
-      } finally {
-        await store.close();
-        await pool.end();
+  it('sends every save as one query, whatever it writes, and keeps the records in order', async () => {
+    const sent: string[] = [];
+    const pool = recordingPool(connectionString, sent);
+    const store = await PostgresSessionStore.open({ pool, schema: testSchema('parley_save') });
+    try {
+      const id = freshSessionId();
+      const records = Array.from({ length: 60 }, (_, index) =>
+        sampleAudit(id, index % 2 === 0 ? 'asked' : 'executed', { toolCallId: `tc${index}` }),
+      );
+      const saves = [
+        () => store.save(id, sampleState(id, 0), 0, { audit: records.slice(0, 25) }),
+        () => store.save(id, sampleState(id, 1), 1),
+        () => store.save(id, sampleState(id, 2), 2, { audit: records.slice(25, 26) }),
+        () => store.save(id, sampleState(id, 0), 3, { audit: records.slice(26), relaxed: true }),
+        () => store.save(id, sampleState(id, 1), 4, { relaxed: true }),
+      ];
+      for (const [index, save] of saves.entries()) {
+        sent.length = 0;
+        expect(await save()).toBe(index + 1);
+        expect(sent).toHaveLength(1);
       }
-    });
+      expect(await store.listAudit(id)).toStrictEqual(records);
+      expect(await store.load(id)).toStrictEqual({ state: sampleState(id, 1), version: 5 });
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
 
-    it('writes no audit record when the version check fails, and reads the version only then', async () => {
-      const sent: string[] = [];
-      const pool = recordingPool(connectionString, sent);
-      const store = await PostgresSessionStore.open({ pool, schema: testSchema('parley_save') });
-      try {
-        const id = freshSessionId();
-        const first = sampleAudit(id, 'asked');
-        await store.save(id, sampleState(id), 0, { audit: [first] });
-        const lost = [sampleAudit(id, 'confirmed'), sampleAudit(id, 'executed')];
-        for (const expectedVersion of [0, 2, 7]) {
-          sent.length = 0;
-          const error = await failureOf(
-            store.save(id, sampleState(id, 1), expectedVersion, { audit: lost }),
-          );
-          expect(error).toBeInstanceOf(StaleSessionError);
-          expect(error).toMatchObject({ sessionId: id, expectedVersion, actualVersion: 1 });
-          expect(sent).toHaveLength(2);
-        }
-        const missing = freshSessionId('missing');
-        await expect(
-          store.save(missing, sampleState(missing), 3, { audit: [sampleAudit(missing, 'asked')] }),
-        ).rejects.toMatchObject({ expectedVersion: 3, actualVersion: undefined });
-        expect(await store.listAudit(id)).toStrictEqual([first]);
-        expect(await store.listAudit(missing)).toStrictEqual([]);
-        expect(await store.load(id)).toStrictEqual({ state: sampleState(id), version: 1 });
-        expect(await store.load(missing)).toBeUndefined();
-      } finally {
-        await store.close();
-        await pool.end();
-      }
-    });
-
-    it('refuses a creation that waited on another writer creating the same session', async () => {
-      const schema = testSchema('parley_save');
-      const store = await PostgresSessionStore.open({ connectionString, schema });
-      const other = await admin().connect();
-      try {
-        const id = freshSessionId();
-        const holder = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-        await other.query('BEGIN');
-        await other.query(
-          `INSERT INTO ${escapeIdentifier(schema)}.sessions (id, version, state) VALUES ($1, 1, $2)`,
-          [id, JSON.stringify(sampleState(id, 5))],
+  it('writes no audit record when the version check fails, and reads the version only then', async () => {
+    const sent: string[] = [];
+    const pool = recordingPool(connectionString, sent);
+    const store = await PostgresSessionStore.open({ pool, schema: testSchema('parley_save') });
+    try {
+      const id = freshSessionId();
+      const first = sampleAudit(id, 'asked');
+      await store.save(id, sampleState(id), 0, { audit: [first] });
+      const lost = [sampleAudit(id, 'confirmed'), sampleAudit(id, 'executed')];
+      for (const expectedVersion of [0, 2, 7]) {
+        sent.length = 0;
+        const error = await failureOf(
+          store.save(id, sampleState(id, 1), expectedVersion, { audit: lost }),
         );
-        const settled = failureOf(
-          store.save(id, sampleState(id), 0, { audit: [sampleAudit(id, 'asked')] }),
-        );
-        await blockedBy(admin(), holder.rows[0]!.pid);
-        await other.query('COMMIT');
-        const error = await settled;
         expect(error).toBeInstanceOf(StaleSessionError);
-        expect(error).toMatchObject({ expectedVersion: 0, actualVersion: 1 });
-        expect(await store.listAudit(id)).toStrictEqual([]);
-        expect(await store.load(id)).toStrictEqual({ state: sampleState(id, 5), version: 1 });
-      } finally {
-        other.release();
-        await store.close();
+        expect(error).toMatchObject({ sessionId: id, expectedVersion, actualVersion: 1 });
+        expect(sent).toHaveLength(2);
       }
-    });
-  },
-);
+      const missing = freshSessionId('missing');
+      await expect(
+        store.save(missing, sampleState(missing), 3, { audit: [sampleAudit(missing, 'asked')] }),
+      ).rejects.toMatchObject({ expectedVersion: 3, actualVersion: undefined });
+      expect(await store.listAudit(id)).toStrictEqual([first]);
+      expect(await store.listAudit(missing)).toStrictEqual([]);
+      expect(await store.load(id)).toStrictEqual({ state: sampleState(id), version: 1 });
+      expect(await store.load(missing)).toBeUndefined();
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it('refuses a creation that waited on another writer creating the same session', async () => {
+    const schema = testSchema('parley_save');
+    const store = await PostgresSessionStore.open({ connectionString, schema });
+    const other = await admin().connect();
+    try {
+      const id = freshSessionId();
+      const holder = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await other.query('BEGIN');
+      await other.query(
+        `INSERT INTO ${escapeIdentifier(schema)}.sessions (id, version, state) VALUES ($1, 1, $2)`,
+        [id, JSON.stringify(sampleState(id, 5))],
+      );
+      const settled = failureOf(
+        store.save(id, sampleState(id), 0, { audit: [sampleAudit(id, 'asked')] }),
+      );
+      await blockedBy(admin(), holder.rows[0]!.pid);
+      await other.query('COMMIT');
+      const error = await settled;
+      expect(error).toBeInstanceOf(StaleSessionError);
+      expect(error).toMatchObject({ expectedVersion: 0, actualVersion: 1 });
+      expect(await store.listAudit(id)).toStrictEqual([]);
+      expect(await store.load(id)).toStrictEqual({ state: sampleState(id, 5), version: 1 });
+    } finally {
+      other.release();
+      await store.close();
+    }
+  });
+});

@@ -10,18 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
 import type { SessionChange } from './session-subscription.js';
-import { randomName, useTestSchemas } from './test-schemas.js';
+import { postgresTestUrl, randomName, useTestSchemas } from '../test/test-schemas.js';
 
-const url = process.env.PARLEY_PG_URL;
-if (url === undefined || url === '') {
-  console.warn(
-    'Skipping the Postgres store tests: PARLEY_PG_URL is not set ' +
-      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
-  );
-}
+const url = postgresTestUrl('Postgres store');
 
-describe.skipIf(url === undefined || url === '')('PostgresSessionStore', () => {
-  const connectionString = url ?? '';
+describe.skipIf(url === '')('PostgresSessionStore', () => {
+  const connectionString = url;
   // One pool for reaching behind the stores' backs and dropping test schemas.
   const { admin, testSchema } = useTestSchemas(connectionString);
 

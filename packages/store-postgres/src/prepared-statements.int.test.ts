@@ -2,18 +2,12 @@ import { freshSessionId, sampleState } from '@parley/core/conformance';
 import { Pool } from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from './postgres-session-store.js';
-import { useTestSchemas } from './test-schemas.js';
+import { postgresTestUrl, useTestSchemas } from '../test/test-schemas.js';
 
-const url = process.env.PARLEY_PG_URL;
-if (url === undefined || url === '') {
-  console.warn(
-    'Skipping the Postgres prepared statement tests: PARLEY_PG_URL is not set ' +
-      '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
-  );
-}
+const url = postgresTestUrl('Postgres prepared statement');
 
-describe.skipIf(url === undefined || url === '')('PostgresSessionStore statements', () => {
-  const connectionString = url ?? '';
+describe.skipIf(url === '')('PostgresSessionStore statements', () => {
+  const connectionString = url;
   const { testSchema } = useTestSchemas(connectionString);
   const pools: Pool[] = [];
   afterEach(async () => {

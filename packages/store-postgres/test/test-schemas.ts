@@ -1,6 +1,21 @@
 import { Pool, escapeIdentifier } from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
+/**
+ * For tests: `PARLEY_PG_URL`, or `''` when it is not set, and then the
+ * tests of `what` skip with a printed reason.
+ */
+export function postgresTestUrl(what: string): string {
+  const url = process.env.PARLEY_PG_URL ?? '';
+  if (url === '') {
+    console.warn(
+      `Skipping the ${what} tests: PARLEY_PG_URL is not set ` +
+        '(e.g. postgres://postgres@127.0.0.1:5432/test; .ci/services sets it in CI).',
+    );
+  }
+  return url;
+}
+
 /** For tests: a schema (or NOTIFY channel) name no other run uses. */
 export function randomName(prefix: string): string {
   return `${prefix}_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
