@@ -3,6 +3,8 @@ import type { ChatRequest } from '../model/index.js';
 import type { AgentEvent } from '../event/index.js';
 import type { ReplyRun } from './reply-run.js';
 import { contextOf } from './middleware.js';
+import { agentTexts } from './texts.js';
+import { closeCall } from './tool-result.js';
 import { TurnAssembler } from './turn-assembler.js';
 
 /**
@@ -29,13 +31,16 @@ export function buildRequest(run: ReplyRun): ChatRequest {
  * One model call through the `onModelCall` middlewares: streams the model's
  * output into the reply message and as events, and returns the tool calls it
  * made. If the model fails, the text received so far is kept and the turn's
- * tool calls are dropped, then the error is rethrown.
+ * tool calls are dropped, then the error is rethrown. Calls the token limit
+ * cut off (finish reason `length`) are returned already closed with an
+ * error result.
  */
 export async function* reason(run: ReplyRun): AsyncGenerator<AgentEvent, ToolCallBlock[]> {
   const request = buildRequest(run);
   yield run.event('MODEL_CALL_START', { modelName: run.deps.model.name });
   const turn = new TurnAssembler(run);
   const out: AgentEvent[] = [];
+  let cut: string[];
   try {
     const context = contextOf(run.info, { request, signal: run.signal });
     for await (const chunk of run.deps.callModel(context)) {
@@ -43,7 +48,7 @@ export async function* reason(run: ReplyRun): AsyncGenerator<AgentEvent, ToolCal
       for (const event of out) yield event;
       out.length = 0;
     }
-    turn.finish(out);
+    cut = turn.finish(out);
   } catch (error) {
     turn.abandon(out);
     for (const event of out) yield event;
@@ -55,5 +60,11 @@ export async function* reason(run: ReplyRun): AsyncGenerator<AgentEvent, ToolCal
     outputTokens: turn.outputTokens,
     finishedReason: turn.finishedReason,
   });
+  // A call the token limit cut off is never offered or run: its result tells
+  // the model why, and the loop goes on so the model can try again.
+  for (const id of cut) {
+    const call = run.call(id);
+    yield* closeCall(run, call, agentTexts.cutOff(call.name), 'error');
+  }
   return [...turn.calls.keys()].map((id) => run.call(id));
 }

@@ -7,6 +7,8 @@ export const agentTexts = {
   toolNotFound: (name: string) => `ToolNotFoundError: The tool named '${name}' doesn't exist.`,
   invalidInput: (name: string, reason: string) =>
     `Input validation failed for tool '${name}': ${reason}`,
+  cutOff: (name: string) =>
+    `Your output was cut off by the output token limit before the call to tool '${name}' was complete, so it was not run. Call it again with complete input, shorter if you can (split large content over several calls).`,
   denied: (name: string, reason?: string) =>
     reason === undefined || reason.trim() === ''
       ? `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`

@@ -20,6 +20,8 @@ export class TurnAssembler {
   readonly calls = new Map<string, ToolCallBlock>();
   private readonly ended = new Set<string>();
   private open: OpenBlock | undefined;
+  /** The id of the turn's last block: where the output stopped. */
+  private lastBlock: string | undefined;
 
   constructor(private readonly run: ReplyRun) {}
 
@@ -32,18 +34,27 @@ export class TurnAssembler {
         this.delta(chunk.type === 'text_delta' ? 'text' : 'thinking', chunk.delta, out);
         return;
       case 'thinking_signature': {
-        const open = this.open;
-        const target =
-          open?.kind === 'thinking'
-            ? open.block
-            : run.message.content.findLast((b): b is ThinkingBlock => b.type === 'thinking');
-        if (target !== undefined) target.signature = chunk.signature;
+        // The signature ends its block; with no thinking block open, the
+        // block had no text (`display: "omitted"`) and is one of its own.
+        if (this.open?.kind !== 'thinking') this.openThinking(out);
+        if (this.open?.kind === 'thinking') this.open.block.signature = chunk.signature;
+        this.close(out);
+        return;
+      }
+      case 'redacted_thinking': {
+        this.close(out);
+        const blockId = newId();
+        run.append({ type: 'thinking', thinking: '', id: blockId, redactedData: chunk.data });
+        this.lastBlock = blockId;
+        out.push(run.event('THINKING_BLOCK_START', { blockId, redacted: true }));
+        out.push(run.event('THINKING_BLOCK_END', { blockId }));
         return;
       }
       case 'data': {
         this.close(out);
         const blockId = newId();
         run.append({ type: 'data', id: blockId, source: chunk.source });
+        this.lastBlock = blockId;
         const mediaType = chunk.source.mediaType;
         out.push(run.event('DATA_BLOCK_START', { blockId, mediaType }));
         out.push(
@@ -70,6 +81,7 @@ export class TurnAssembler {
         };
         this.calls.set(id, block);
         run.append(block);
+        this.lastBlock = id;
         out.push(run.event('TOOL_CALL_START', { toolCallId: id, toolCallName: chunk.name }));
         return;
       }
@@ -100,12 +112,22 @@ export class TurnAssembler {
     }
   }
 
-  /** Ends the turn: closes the open block and any tool call the model left open. */
-  finish(out: AgentEvent[]): void {
+  /**
+   * Ends the turn: closes the open block and any tool call the model left
+   * open. Returns the ids of the calls the token limit cut off: with finish
+   * reason `length`, a call never ended, and the call the output stopped in
+   * (the turn's last block), even when the provider closed it. None of them
+   * is complete enough to offer or run.
+   */
+  finish(out: AgentEvent[]): string[] {
     this.close(out);
+    const cut: string[] = [];
     for (const id of this.calls.keys()) {
-      if (!this.ended.has(id)) out.push(this.run.event('TOOL_CALL_END', { toolCallId: id }));
+      const ended = this.ended.has(id);
+      if (!ended) out.push(this.run.event('TOOL_CALL_END', { toolCallId: id }));
+      if (this.finishedReason === 'length' && (!ended || id === this.lastBlock)) cut.push(id);
     }
+    return cut;
   }
 
   /**
@@ -122,20 +144,12 @@ export class TurnAssembler {
 
   private delta(kind: 'text' | 'thinking', delta: string, out: AgentEvent[]): void {
     const run = this.run;
-    let open = this.open;
-    if (open?.kind !== kind) {
-      this.close(out);
-      const blockId = newId();
-      if (kind === 'text') {
-        open = { kind, block: { type: 'text', text: '', id: blockId } };
-        out.push(run.event('TEXT_BLOCK_START', { blockId }));
-      } else {
-        open = { kind, block: { type: 'thinking', thinking: '', id: blockId } };
-        out.push(run.event('THINKING_BLOCK_START', { blockId }));
-      }
-      run.append(open.block);
-      this.open = open;
+    if (this.open?.kind !== kind) {
+      if (kind === 'text') this.openText(out);
+      else this.openThinking(out);
     }
+    const open = this.open;
+    if (open === undefined) return;
     const blockId = open.block.id ?? '';
     if (open.kind === 'text') {
       open.block.text += delta;
@@ -144,6 +158,26 @@ export class TurnAssembler {
       open.block.thinking += delta;
       out.push(run.event('THINKING_BLOCK_DELTA', { blockId, delta }));
     }
+  }
+
+  private openText(out: AgentEvent[]): void {
+    this.close(out);
+    const blockId = newId();
+    const block: TextBlock = { type: 'text', text: '', id: blockId };
+    out.push(this.run.event('TEXT_BLOCK_START', { blockId }));
+    this.run.append(block);
+    this.open = { kind: 'text', block };
+    this.lastBlock = blockId;
+  }
+
+  private openThinking(out: AgentEvent[]): void {
+    this.close(out);
+    const blockId = newId();
+    const block: ThinkingBlock = { type: 'thinking', thinking: '', id: blockId };
+    out.push(this.run.event('THINKING_BLOCK_START', { blockId }));
+    this.run.append(block);
+    this.open = { kind: 'thinking', block };
+    this.lastBlock = blockId;
   }
 
   private close(out: AgentEvent[]): void {

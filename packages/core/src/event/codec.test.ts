@@ -75,6 +75,7 @@ const outputEvents: AgentEvent[] = [
   textBlockDeltaEvent({ replyId, blockId: 'b1', delta: 'Hello' }),
   textBlockEndEvent({ replyId, blockId: 'b1' }),
   thinkingBlockStartEvent({ replyId, blockId: 'b2' }),
+  thinkingBlockStartEvent({ replyId, blockId: 'b2r', redacted: true }),
   thinkingBlockDeltaEvent({ replyId, blockId: 'b2', delta: 'hmm' }),
   thinkingBlockEndEvent({ replyId, blockId: 'b2' }),
   dataBlockStartEvent({ replyId, blockId: 'b3', mediaType: 'image/png' }),

@@ -33,8 +33,14 @@ export type TextBlockStartEvent = Out<'TEXT_BLOCK_START', { blockId: string }>;
 export type TextBlockDeltaEvent = Out<'TEXT_BLOCK_DELTA', { blockId: string; delta: string }>;
 /** The text block `blockId` is complete. */
 export type TextBlockEndEvent = Out<'TEXT_BLOCK_END', { blockId: string }>;
-/** A block of the model's thinking opens. */
-export type ThinkingBlockStartEvent = Out<'THINKING_BLOCK_START', { blockId: string }>;
+/**
+ * A block of the model's thinking opens. `redacted: true` marks a redacted
+ * block: no delta follows, and people are shown "reasoning (redacted)".
+ */
+export type ThinkingBlockStartEvent = Out<
+  'THINKING_BLOCK_START',
+  { blockId: string; redacted?: true }
+>;
 /** More thinking for the open thinking block `blockId`. */
 export type ThinkingBlockDeltaEvent = Out<
   'THINKING_BLOCK_DELTA',

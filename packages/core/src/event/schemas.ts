@@ -56,7 +56,10 @@ const outputEventObjects = {
   TEXT_BLOCK_START: outputEvent('TEXT_BLOCK_START', blockId),
   TEXT_BLOCK_DELTA: outputEvent('TEXT_BLOCK_DELTA', { ...blockId, ...delta }),
   TEXT_BLOCK_END: outputEvent('TEXT_BLOCK_END', blockId),
-  THINKING_BLOCK_START: outputEvent('THINKING_BLOCK_START', blockId),
+  THINKING_BLOCK_START: outputEvent('THINKING_BLOCK_START', {
+    ...blockId,
+    redacted: z.literal(true).exactOptional(),
+  }),
   THINKING_BLOCK_DELTA: outputEvent('THINKING_BLOCK_DELTA', { ...blockId, ...delta }),
   THINKING_BLOCK_END: outputEvent('THINKING_BLOCK_END', blockId),
   DATA_BLOCK_START: outputEvent('DATA_BLOCK_START', { ...blockId, mediaType: z.string() }),

@@ -14,10 +14,24 @@ export type DataBlock = {
 };
 
 /**
- * The model's visible reasoning. `signature` is the provider's opaque proof
- * (Anthropic) that must be sent back unchanged with the block.
+ * One block of the model's reasoning, kept as the provider sent it: each
+ * block is its own block here too (never merged with a neighbour), because
+ * providers that check reasoning (Anthropic) refuse blocks that changed.
+ *
+ * - `signature` is the provider's opaque proof, sent back unchanged with the
+ *   block. A block may carry a signature and no text (Anthropic's
+ *   `display: "omitted"`): it still goes back.
+ * - `redactedData` marks a redacted block (Anthropic's `redacted_thinking`):
+ *   the provider's encrypted reasoning, opaque and sent back byte for byte;
+ *   `thinking` is then empty, and people are shown "reasoning (redacted)".
  */
-export type ThinkingBlock = { type: 'thinking'; thinking: string; id?: string; signature?: string };
+export type ThinkingBlock = {
+  type: 'thinking';
+  thinking: string;
+  id?: string;
+  signature?: string;
+  redactedData?: string;
+};
 
 /** Out-of-band guidance for the model (a reminder, a note from the runtime). */
 export type HintBlock = {

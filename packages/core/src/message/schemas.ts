@@ -62,6 +62,7 @@ const thinkingBlock = z.strictObject({
   thinking: z.string(),
   id: z.string().exactOptional(),
   signature: z.string().exactOptional(),
+  redactedData: z.string().exactOptional(),
 });
 
 const hintBlock = z.strictObject({

@@ -27,11 +27,19 @@ export type ChatUsage = { inputTokens: number; outputTokens: number };
  * calls may interleave, keyed by `id`), and it is closed. `finish` comes last;
  * its `finishedReason` is one of `stop`, `tool_calls`, `length`,
  * `content_filter`, or the provider's own word for anything else.
+ *
+ * Thinking blocks are kept apart: `thinking_signature` ends the open thinking
+ * block with its signature (or, with none open, is a block of its own with no
+ * text), so the next `thinking_delta` starts a new block; `redacted_thinking`
+ * is one whole redacted block, its `data` opaque. With `finish` `length`, a
+ * tool call the output stopped in (the turn's last block, or one never
+ * ended) is never run: it gets an error result saying the output was cut off.
  */
 export type ChatChunk =
   | { type: 'text_delta'; delta: string }
   | { type: 'thinking_delta'; delta: string }
   | { type: 'thinking_signature'; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | {
       type: 'data';
       source:

@@ -44,6 +44,34 @@ describe('parseAgentState: valid fixtures', () => {
   });
 });
 
+describe('parseAgentState: thinking blocks (signature-only and redacted)', () => {
+  // Written by this build: a parked reply whose turn began with a block that
+  // has only a signature, two redacted blocks and a signed one. States
+  // written before `redactedData` existed load unchanged (the v2 fixtures).
+  it('loads them in order and writes them back byte for byte', () => {
+    const value = readFixture('thinking/parked-redacted.json');
+    const state = parseAgentState(value, 'sess');
+    const blocks = state.context[1]?.content;
+    expect(Array.isArray(blocks) && blocks.slice(0, 4).map((block) => block.type)).toEqual([
+      'thinking',
+      'thinking',
+      'thinking',
+      'thinking',
+    ]);
+    expect(JSON.parse(serializeAgentState(state))).toStrictEqual(value);
+  });
+
+  it('refuses a redacted block whose data is not text', () => {
+    const value = readFixture('thinking/parked-redacted.json');
+    const broken = JSON.parse(
+      JSON.stringify(value).replace(/"redactedData":"[^"]*"/, '"redactedData":7'),
+    );
+    expect(stateError(() => parseAgentState(broken)).message).toContain(
+      'at context.1.content.1.redactedData:',
+    );
+  });
+});
+
 describe('parseAgentState: malformed fixtures', () => {
   // Each malformed fixture and the field its error must name.
   const expected: Record<string, string> = {
