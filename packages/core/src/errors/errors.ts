@@ -7,6 +7,23 @@ export class InvalidInputError extends ParleyError {
   }
 }
 
+/**
+ * A tool's name is one the model providers refuse. OpenAI and Anthropic take
+ * only `^[a-zA-Z0-9_-]{1,64}$` (see `TOOL_NAME_PATTERN`), and one bad name
+ * fails every request, so `tool()` and `Toolkit` refuse it up front.
+ */
+export class InvalidToolNameError extends ParleyError {
+  /** The name that was refused. */
+  readonly toolName: string;
+  constructor(toolName: string) {
+    super(
+      'invalid_tool_name',
+      `Tool name ${JSON.stringify(toolName)} is not allowed: a tool name takes 1 to 64 characters, each a letter (a-z, A-Z), a digit, '_' or '-' (model providers refuse any other name).`,
+    );
+    this.toolName = toolName;
+  }
+}
+
 /** The agent is parked, and the input was not a resuming event. */
 export class AgentParkedError extends ParleyError {
   constructor(message: string) {

@@ -7,6 +7,7 @@ export {
   InvalidEventError,
   InvalidInputError,
   InvalidStateError,
+  InvalidToolNameError,
   InvalidToolResultError,
   ModelError,
   NotWaitingError,

@@ -13,6 +13,7 @@ export type {
 } from './types.js';
 export { tool, toolNameRule } from './tool.js';
 export { Toolkit } from './toolkit.js';
+export { TOOL_NAME_PATTERN, assertValidToolName, isValidToolName } from './tool-name.js';
 export { describeZodIssues, parseToolInput } from './validation.js';
 export type { InputCheck } from './validation.js';
 export {

@@ -3,6 +3,7 @@ import type { PermissionRule } from '../message/index.js';
 import type { PermissionDecision } from '../permission/index.js';
 import { InvalidInputError } from '../errors/index.js';
 import type { Tool, ToolDefinition } from './types.js';
+import { assertValidToolName } from './tool-name.js';
 import { describeZodIssues } from './validation.js';
 
 const passthrough: PermissionDecision = { behavior: 'passthrough', message: '' };
@@ -14,7 +15,9 @@ export function toolNameRule(toolName: string): PermissionRule {
 
 /**
  * Builds a tool from a zod-typed definition. Custom tools ask (passthrough)
- * until a rule allows them; `external: true` tools have no `execute`.
+ * until a rule allows them; `external: true` tools have no `execute`. A name
+ * that does not match `TOOL_NAME_PATTERN` (`^[a-zA-Z0-9_-]{1,64}$`) throws
+ * `InvalidToolNameError`.
  *
  * @example
  * const writeNote = tool({
@@ -28,6 +31,7 @@ export function tool<Schema extends z.ZodType>(
   definition: ToolDefinition<Schema>,
 ): Tool<z.output<Schema>> {
   type Input = z.output<Schema>;
+  assertValidToolName(definition.name);
   const external = definition.external ?? false;
   if (!external && definition.execute === undefined) {
     throw new InvalidInputError(

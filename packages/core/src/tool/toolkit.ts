@@ -1,5 +1,6 @@
 import type { ToolSchema } from '../model/index.js';
 import { InvalidInputError } from '../errors/index.js';
+import { assertValidToolName } from './tool-name.js';
 import type { AnyTool, Tool } from './types.js';
 
 /** The tools an agent may call, by name. */
@@ -11,8 +12,13 @@ export class Toolkit {
     for (const item of tools) this.add(item);
   }
 
-  /** Adds a tool; a second tool with the same name is refused. */
+  /**
+   * Adds a tool. A second tool with the same name is refused
+   * (`InvalidInputError`), and so is a name providers refuse
+   * (`InvalidToolNameError`, see `TOOL_NAME_PATTERN`), whoever built the tool.
+   */
   add(item: AnyTool): void {
+    assertValidToolName(item.name);
     if (this.tools.has(item.name)) {
       throw new InvalidInputError(`Toolkit already has a tool named '${item.name}'.`);
     }
