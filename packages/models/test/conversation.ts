@@ -1,7 +1,8 @@
 /**
  * One conversation that exercises every conversion rule, sent through each
  * adapter by the request-conversion tests: data blocks (inline image, image
- * URL, PDF, audio), thinking with a signature, text, four answered tool calls
+ * URL, PDF, audio), thinking with a signature, a redacted thinking block and
+ * one with only a signature, text, four answered tool calls
  * (success with an image, denied, interrupted, error) whose results arrive
  * out of call order, one unanswered call, a hint, and text after the results.
  */
@@ -13,6 +14,9 @@ export const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 /** The first bytes of a PDF, base64. */
 export const PDF = 'JVBERi0xLjQK';
+
+/** The opaque data of a redacted thinking block, sent back byte for byte. */
+export const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP';
 
 /** The denial text the agent stores for a denied call (SPEC section 5). */
 export const DENIED =
@@ -54,6 +58,8 @@ export function richRequest(): ChatRequest {
       ]),
       message('assistant', [
         { type: 'thinking', thinking: 'Four notes.', signature: 'sig-abc' },
+        { type: 'thinking', thinking: '', redactedData: REDACTED },
+        { type: 'thinking', thinking: '', signature: 'sig-only' },
         { type: 'text', text: 'Writing them.' },
         ...['tc1', 'tc2', 'tc3', 'tc4', 'tc5'].map((id) => ({
           type: 'tool_call' as const,

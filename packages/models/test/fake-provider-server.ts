@@ -17,6 +17,8 @@ export type ScriptedResponse =
       contentType: 'text/event-stream' | 'application/x-ndjson';
       /** Send only the first N frames, then keep the connection open (for abort tests). */
       hangAfterFrames?: number;
+      /** Send only the first N frames, then drop the connection mid-body. */
+      cutAfterFrames?: number;
     }
   | {
       kind: 'error';
@@ -139,9 +141,13 @@ export class FakeProviderServer {
     }
     response.writeHead(200, { 'content-type': scripted.contentType, 'cache-control': 'no-cache' });
     const all = frames(scripted);
-    const sent =
-      scripted.hangAfterFrames === undefined ? all : all.slice(0, scripted.hangAfterFrames);
+    const stopAt = scripted.hangAfterFrames ?? scripted.cutAfterFrames;
+    const sent = stopAt === undefined ? all : all.slice(0, stopAt);
     for (const frame of sent) response.write(frame);
-    if (scripted.hangAfterFrames === undefined) response.end();
+    if (scripted.cutAfterFrames !== undefined) {
+      // Let the frames out first, then drop the connection without ending the chunked body.
+      await new Promise<void>((resolve) => response.write('', () => resolve()));
+      response.socket?.destroy();
+    } else if (scripted.hangAfterFrames === undefined) response.end();
   }
 }

@@ -87,7 +87,10 @@ describe('AnthropicChatModel streaming', () => {
     expect(toolCallsOf(chunks)).toEqual([{ id: 'toolu_N0', name: 'list_notes', input: {} }]);
   });
 
-  it('streams thinking with its signature, and skips redacted thinking with a warning', async () => {
+  // Fixtures per "Building with extended thinking" (platform.claude.com/docs,
+  // sections "Streaming thinking", "Controlling thinking display",
+  // "Thinking redaction") and "Streaming Messages"; see test/fixtures/SOURCES.md.
+  it('streams thinking, then its signature as the block ends, then redacted thinking whole', async () => {
     server.enqueue(sse('anthropic', 'thinking.sse'));
     const warnings: string[] = [];
     const logger: Logger = {
@@ -103,19 +106,49 @@ describe('AnthropicChatModel streaming', () => {
     );
     expect(thinkingOf(chunks)).toBe('The user asks 2+2. That is 4.');
     expect(textOf(chunks)).toBe('2 + 2 = 4');
-    const signatureAt = chunks.findIndex((chunk) => chunk.type === 'thinking_signature');
+    const kinds = chunks.map((chunk) => chunk.type);
+    expect(kinds.filter((kind) => kind !== 'thinking_delta' && kind !== 'text_delta')).toEqual([
+      'thinking_signature',
+      'redacted_thinking',
+      'usage',
+      'finish',
+    ]);
+    const signatureAt = kinds.indexOf('thinking_signature');
     expect(chunks[signatureAt]).toEqual({
       type: 'thinking_signature',
       signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
     });
-    const kinds = chunks.map((chunk) => chunk.type);
     expect(signatureAt).toBeGreaterThan(kinds.lastIndexOf('thinking_delta'));
-    expect(signatureAt).toBeLessThan(kinds.indexOf('text_delta'));
-    expect(warnings).toEqual(['Skipping an Anthropic content block Parley cannot represent']);
+    expect(chunks[signatureAt + 1]).toEqual({
+      type: 'redacted_thinking',
+      data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP',
+    });
+    expect(signatureAt + 1).toBeLessThan(kinds.indexOf('text_delta'));
+    expect(warnings).toEqual([]);
     expect(server.bodies()[0]).toMatchObject({
       thinking: { type: 'enabled', budget_tokens: 2048 },
       max_tokens: 4096 + 2048,
     });
+  });
+
+  it('gives a thinking block with only a signature (display omitted) its own signature chunk', async () => {
+    server.enqueue(sse('anthropic', 'thinking-omitted-consecutive.sse'));
+    const chunks = await collect(model().stream(ask('Think, then answer')));
+    expect(chunks.slice(0, 3)).toEqual([
+      { type: 'thinking_signature', signature: expect.stringMatching(/^EuYBCkQYAiJAomitted/) },
+      { type: 'thinking_signature', signature: expect.stringMatching(/^EqQBCgIYAhIMsecond/) },
+      { type: 'text_delta', delta: 'Done.' },
+    ]);
+  });
+
+  it('maps max_tokens to length, with the cut tool call as streamed', async () => {
+    server.enqueue(sse('anthropic', 'max-tokens-tool-use.sse'));
+    const chunks = await collect(model().stream(ask('List notes')));
+    expect(chunks.slice(-2)).toEqual([
+      { type: 'usage', inputTokens: 200, outputTokens: 16 },
+      { type: 'finish', finishedReason: 'length' },
+    ]);
+    expect(toolCallsOf(chunks).map((call) => call.id)).toEqual(['toolu_01Cut']);
   });
 });
 

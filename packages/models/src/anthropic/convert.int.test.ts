@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FakeProviderServer, sse } from '../../test/fake-provider-server.js';
 import { collect, message } from '../../test/chunks.js';
-import { DENIED, INTERRUPTED, PDF, PNG, richRequest } from '../../test/conversation.js';
+import { DENIED, INTERRUPTED, PDF, PNG, REDACTED, richRequest } from '../../test/conversation.js';
 import { AnthropicChatModel } from './anthropic-chat-model.js';
 
 let server: FakeProviderServer;
@@ -68,6 +68,8 @@ it('sends the conversation as Messages API messages, as the server receives it',
         role: 'assistant',
         content: [
           { type: 'thinking', thinking: 'Four notes.', signature: 'sig-abc' },
+          { type: 'redacted_thinking', data: REDACTED },
+          { type: 'thinking', thinking: '', signature: 'sig-only' },
           { type: 'text', text: 'Writing them.' },
           toolUse('tc1'),
           toolUse('tc2'),

@@ -80,7 +80,9 @@ export function toAnthropicTool(tool: ToolSchema): Tool {
  * `is_error: true` for every state but `success` (denied, interrupted,
  * error). Consecutive messages of one role are merged, so a hint after
  * tool results joins their user message, after the results. Thinking goes
- * back only with its signature (the API refuses unsigned thinking).
+ * back only with its signature (the API refuses unsigned thinking), one
+ * block per block, in place, with an empty text when it had none; a
+ * redacted block goes back as `redacted_thinking` with its `data` unchanged.
  */
 export function toAnthropicMessages(turns: readonly ConversationTurn[]): MessageParam[] {
   const messages: MessageParam[] = [];
@@ -176,6 +178,9 @@ function assistantBlock(
     case 'data':
       return textBlock(dataPlaceholder(block));
     case 'thinking':
+      if (block.redactedData !== undefined) {
+        return [{ type: 'redacted_thinking', data: block.redactedData }];
+      }
       return block.signature === undefined
         ? []
         : [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];

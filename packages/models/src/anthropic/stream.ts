@@ -13,7 +13,7 @@ import type { StreamTranslator } from '../shared/translate.js';
 
 type OpenBlock =
   | { kind: 'text' }
-  | { kind: 'thinking' }
+  | { kind: 'thinking'; signature: string }
   | { kind: 'tool'; id: string; initialInput: unknown; sentInput: boolean }
   | { kind: 'ignored' };
 
@@ -48,13 +48,16 @@ function inputTokensOf(usage: Record<string, unknown>, path: string): number | u
 /**
  * Translates Messages API stream events into Parley chunks:
  * `message_start` (input usage), `content_block_start` / `_delta` / `_stop`
- * for text (`text_delta`), thinking (`thinking_delta`, then the block's
- * `signature_delta` as a `thinking_signature` chunk) and `tool_use` blocks
- * (`input_json_delta` fragments), `message_delta` (stop reason, output
- * usage) and `message_stop`. Blocks are tracked by their `index`, so
- * interleaved blocks are fine. `redacted_thinking` and server-tool blocks
- * have no Parley chunk yet and are skipped with a warning. Input tokens
- * include cache writes and reads, as the API documents the total.
+ * for text (`text_delta`), thinking (`thinking_delta`s, then at the block's
+ * stop its `signature_delta` as one `thinking_signature` chunk, which ends
+ * the block in Parley: a block with only a signature, as
+ * `display: "omitted"` streams it, is a block too), `redacted_thinking`
+ * (whole in its start event: one `redacted_thinking` chunk with its `data`)
+ * and `tool_use` blocks (`input_json_delta` fragments), `message_delta`
+ * (stop reason, output usage) and `message_stop`. Blocks are tracked by
+ * their `index`, so interleaved blocks are fine. Server-tool blocks have no
+ * Parley chunk yet and are skipped with a warning. Input tokens include
+ * cache writes and reads, as the API documents the total.
  */
 export class AnthropicStreamTranslator implements StreamTranslator {
   readonly #logger: Logger;
@@ -122,11 +125,14 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       const text = readOptionalString(block, 'text', path) ?? '';
       if (text !== '') out.push({ type: 'text_delta', delta: text });
     } else if (kind === 'thinking') {
-      this.#blocks.set(index, { kind: 'thinking' });
+      const signature = readOptionalString(block, 'signature', path) ?? '';
+      this.#blocks.set(index, { kind: 'thinking', signature });
       const thinking = readOptionalString(block, 'thinking', path) ?? '';
       if (thinking !== '') out.push({ type: 'thinking_delta', delta: thinking });
-      const signature = readOptionalString(block, 'signature', path) ?? '';
-      if (signature !== '') out.push({ type: 'thinking_signature', signature });
+    } else if (kind === 'redacted_thinking') {
+      // Whole in its start event; no delta follows. `data` goes back unchanged.
+      this.#blocks.set(index, { kind: 'ignored' });
+      out.push({ type: 'redacted_thinking', data: readString(block, 'data', path) });
     } else if (kind === 'tool_use') {
       const id = readString(block, 'id', path);
       const name = readString(block, 'name', path);
@@ -165,9 +171,9 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       }
       case 'signature_delta': {
         if (block.kind !== 'thinking') throw mismatch();
-        return [
-          { type: 'thinking_signature', signature: readString(delta, 'signature', 'event.delta') },
-        ];
+        // Kept until the block stops: the signature ends the block in Parley.
+        block.signature += readString(delta, 'signature', 'event.delta');
+        return [];
       }
       case 'input_json_delta': {
         if (block.kind === 'ignored') return [];
@@ -186,6 +192,12 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   #blockStop(event: Record<string, unknown>): ChatChunk[] {
     const block = this.#block(event);
     this.#blocks.delete(readNumber(event, 'index', 'event'));
+    if (block.kind === 'thinking') {
+      // A block with no signature (cut off by the token limit) has nothing the API would take back.
+      return block.signature === ''
+        ? []
+        : [{ type: 'thinking_signature', signature: block.signature }];
+    }
     if (block.kind !== 'tool') return [];
     const out: ChatChunk[] = [];
     if (!block.sentInput) {

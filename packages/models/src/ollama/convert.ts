@@ -172,7 +172,8 @@ function assistantMessage(
         text.push(dataPlaceholder(block));
         break;
       case 'thinking':
-        thinking.push(block.thinking);
+        // Redacted and signature-only blocks have no text Ollama could read.
+        if (block.thinking !== '') thinking.push(block.thinking);
         break;
       case 'tool_call':
         (message.tool_calls ??= []).push({

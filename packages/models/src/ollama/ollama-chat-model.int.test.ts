@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatChunk } from '@parley/core';
-import { FakeProviderServer, ndjson } from '../../test/fake-provider-server.js';
+import { FakeProviderServer, fixture, ndjson } from '../../test/fake-provider-server.js';
 import {
   FixedTextModel,
   ask,
@@ -154,6 +154,24 @@ describe('OllamaChatModel errors, retries and fallback', () => {
     expect(textOf(chunks)).toBe('Hel');
     expect(error).toBeInstanceOf(ModelApiError);
     expect(error).toHaveProperty('message', expect.stringContaining('unexpected EOF'));
+  });
+
+  it('says the stream was cut off, not that ollama was unreachable, when the body breaks', async () => {
+    server.enqueue({
+      kind: 'stream',
+      body: fixture('ollama', 'text.ndjson'),
+      contentType: 'application/x-ndjson',
+      cutAfterFrames: 2,
+    });
+    const { chunks, error } = await collectError(model({ maxRetries: 0 }).stream(ask('Hi')));
+    expect(textOf(chunks)).toBe('Hello');
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect(error).toMatchObject({ isRetryable: true, code: 'model_incomplete_stream' });
+    expect(error).toHaveProperty(
+      'message',
+      expect.stringMatching(/^ollama stream ended early: the connection broke mid-stream \(/),
+    );
+    expect(error).not.toHaveProperty('message', expect.stringContaining('Could not reach'));
   });
 
   it('reports a stream that ends without done: true', async () => {

@@ -115,6 +115,21 @@ describe('OpenAIChatModel streaming', () => {
   });
 });
 
+describe('OpenAIChatModel finish reasons', () => {
+  // "The chat completion chunk object", OpenAI API reference: finish_reason
+  // `length` when the token limit was reached (see test/fixtures/SOURCES.md).
+  it('passes length through, with the tool call cut before any argument', async () => {
+    server.enqueue(sse('openai', 'length-tool-call.sse'));
+    const chunks = await collect(model().stream(ask('List notes')));
+    expect(chunks).toEqual<ChatChunk[]>([
+      { type: 'tool_call_start', id: 'call_Len0', name: 'list_notes' },
+      { type: 'tool_call_end', id: 'call_Len0' },
+      { type: 'usage', inputTokens: 90, outputTokens: 16 },
+      { type: 'finish', finishedReason: 'length' },
+    ]);
+  });
+});
+
 describe('OpenAIChatModel errors, retries and fallback', () => {
   it('retries a 429 and then succeeds, with the SDK retries off', async () => {
     server.enqueue(rateLimited, sse('openai', 'text.sse'));

@@ -105,10 +105,15 @@ export function connectionError(provider: string, cause: unknown): ModelApiError
 }
 
 /** A retryable `ModelApiError` for a stream that ended before the provider said it was done. */
-export function incompleteStreamError(provider: string, what: string): ModelApiError {
+export function incompleteStreamError(
+  provider: string,
+  what: string,
+  cause?: unknown,
+): ModelApiError {
   return new ModelApiError(provider, `${provider} stream ended early: ${what}`, {
     isRetryable: true,
     code: 'model_incomplete_stream',
+    cause,
   });
 }
 
