@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Toolkit, tool, userConfirmResultEvent } from '@parley/core';
-import type { AgentEvent } from '@parley/core';
+import type { AgentEvent, ChatChunk } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import type { ScriptedStep } from '@parley/core/testing';
 import { EventRenderer } from './renderer.js';
@@ -53,6 +53,21 @@ function agentWith(steps: ScriptedStep[]): Agent {
 }
 
 describe('EventRenderer', () => {
+  it('shows a redacted thinking block as "reasoning (redacted)", one line per block', async () => {
+    const model = {
+      name: 'redacting',
+      async *stream(): AsyncGenerator<ChatChunk> {
+        yield { type: 'redacted_thinking', data: 'EmwKAhgBEgy3' };
+        yield { type: 'redacted_thinking', data: 'EmwKAhgBEgy4' };
+        yield { type: 'text_delta', delta: 'Done.' };
+        yield { type: 'finish', finishedReason: 'stop' };
+      },
+    };
+    const { text, renderer } = screen();
+    await render(renderer, new Agent({ model }).replyStream('think'));
+    expect(text()).toBe(['reasoning (redacted)', 'reasoning (redacted)', 'Done.', ''].join('\n'));
+  });
+
   it('streams text, then one line per tool call and per result', async () => {
     const agent = agentWith([
       { text: 'Let me look.', toolCalls: [{ id: 'a', name: 'lookup', input: { key: 'k' } }] },

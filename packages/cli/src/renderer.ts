@@ -70,6 +70,8 @@ export class EventRenderer {
         this.spinner.stop();
         this.endLine();
         this.paint = (text) => this.colors.dim(this.colors.italic(text));
+        // A redacted block has no text to show (its data is opaque): say so.
+        if (event.redacted === true) this.stream('reasoning (redacted)');
         return;
       case 'THINKING_BLOCK_DELTA':
         this.stream(event.delta);

@@ -14,6 +14,8 @@ function Block({ block }: { block: ReplyBlock }) {
     case 'text':
       return <p className="text">{block.text}</p>;
     case 'thinking':
+      // A redacted block's reasoning is encrypted: there is nothing to open.
+      if (block.redacted === true) return <p className="thinking muted">reasoning (redacted)</p>;
       return (
         <details className="thinking">
           <summary>Thinking</summary>

@@ -112,6 +112,38 @@ describe('the transcript', () => {
     ]);
   });
 
+  it('marks redacted thinking blocks, from events and from stored messages, each its own block', () => {
+    const redacted: AgentEvent[] = [
+      { ...base, id: id(), type: 'REPLY_START', sessionId: 's', name: 'a', role: 'assistant' },
+      { ...base, id: id(), type: 'THINKING_BLOCK_START', blockId: 'x1', redacted: true },
+      { ...base, id: id(), type: 'THINKING_BLOCK_END', blockId: 'x1' },
+      { ...base, id: id(), type: 'THINKING_BLOCK_START', blockId: 'x2', redacted: true },
+      { ...base, id: id(), type: 'THINKING_BLOCK_END', blockId: 'x2' },
+    ];
+    const reply = foldAll(redacted).entries[0];
+    expect(reply?.kind === 'reply' ? reply.blocks : []).toEqual([
+      { kind: 'thinking', id: 'x1', text: '', redacted: true },
+      { kind: 'thinking', id: 'x2', text: '', redacted: true },
+    ]);
+    const stored = transcriptOfMessages([
+      {
+        id: 'r9',
+        name: 'assistant',
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: '', redactedData: 'EmwKAhgB' },
+          { type: 'thinking', thinking: 'Plan.', signature: 'sig' },
+        ],
+      },
+    ]);
+    expect(stored.entries[0]).toMatchObject({
+      blocks: [
+        { kind: 'thinking', text: '', redacted: true },
+        { kind: 'thinking', text: 'Plan.' },
+      ],
+    });
+  });
+
   it('adds a reply it has not seen at the end, running until it parks or ends', () => {
     const running = foldAll(events.slice(0, 5));
     expect(isRunning(running)).toBe(true);

@@ -16,7 +16,7 @@ export type CallView = {
 /** One block of a reply. */
 export type ReplyBlock =
   | { kind: 'text'; id: string; text: string }
-  | { kind: 'thinking'; id: string; text: string }
+  | { kind: 'thinking'; id: string; text: string; redacted?: true }
   | { kind: 'hint'; id: string; text: string }
   | { kind: 'data'; id: string; mediaType: string }
   | { kind: 'call'; id: string; call: CallView };
@@ -63,7 +63,9 @@ function storedBlocks(content: StoredMessage['content']): ReplyBlock[] {
       case 'text':
         return [{ kind: 'text', id, text: field('text') }];
       case 'thinking':
-        return [{ kind: 'thinking', id, text: field('thinking') }];
+        return typeof block['redactedData'] === 'string'
+          ? [{ kind: 'thinking', id, text: '', redacted: true }]
+          : [{ kind: 'thinking', id, text: field('thinking') }];
       case 'tool_call':
         return [
           {
@@ -174,7 +176,12 @@ function foldBlocks(blocks: ReplyBlock[], event: AgentEvent): ReplyBlock[] {
     case 'THINKING_BLOCK_DELTA':
       return appendTo(blocks, event.blockId, event.delta);
     case 'THINKING_BLOCK_START':
-      return addBlock(blocks, { kind: 'thinking', id: event.blockId, text: '' });
+      return addBlock(
+        blocks,
+        event.redacted === true
+          ? { kind: 'thinking', id: event.blockId, text: '', redacted: true }
+          : { kind: 'thinking', id: event.blockId, text: '' },
+      );
     case 'HINT_BLOCK':
       return addBlock(blocks, {
         kind: 'hint',
