@@ -74,6 +74,15 @@ describe('POST /v1/agui', () => {
     expect(read.status).toBe(404);
   });
 
+  it('refuses a client tool whose name providers refuse, with 400', async () => {
+    const server = testServer(new Map());
+    const tools = [{ name: 'notes.write', description: 'Write a note.' }];
+    expect(await problemCode(await post(server, input('t-bad-tool', 'r1', { tools })))).toEqual([
+      400,
+      'invalid_request',
+    ]);
+  });
+
   it('does not take over a stored session the server never recorded, and refuses odd thread ids', async () => {
     const store = new InMemorySessionStore();
     await new Sessions({ store, agent: noteAgent(new Map()) }).reply('elsewhere', 'hi');

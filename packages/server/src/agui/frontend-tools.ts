@@ -1,4 +1,4 @@
-import { SessionBusyError, Toolkit } from '@parley/core';
+import { SessionBusyError, Toolkit, isValidToolName } from '@parley/core';
 import type { AnyTool, SessionAgentOptions, SessionsOptions } from '@parley/core';
 import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
@@ -70,12 +70,18 @@ export class FrontendTools {
   /**
    * The client tools of a run, checked: a name the server's toolkit already
    * has, or one offered twice, is refused (400), since the model could not
-   * tell them apart.
+   * tell them apart; so is a name model providers refuse (`TOOL_NAME_PATTERN`).
    */
   toolsFor(sessionId: string, offered: readonly ClientTool[]): AnyTool[] {
     const own = new Set((this.baseOf(sessionId).toolkit?.list() ?? []).map((item) => item.name));
     const seen = new Set<string>();
     return offered.map((item, index) => {
+      if (!isValidToolName(item.name)) {
+        throw new InvalidRequestError(
+          `tools.${index}.name`,
+          `tools.${index}.name: ${JSON.stringify(item.name)} is not a tool name model providers take (1 to 64 letters, digits, '_' or '-').`,
+        );
+      }
       if (own.has(item.name) || seen.has(item.name)) {
         throw new InvalidRequestError(
           `tools.${index}.name`,
