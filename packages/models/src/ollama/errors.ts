@@ -12,10 +12,11 @@ const NOT_DONE = 'Did not receive done or success response in stream.';
 
 /**
  * Maps what reaches the adapter from the `ollama` SDK to Parley errors.
- * HTTP statuses, connection failures and bad lines are already typed by
- * `guardedFetch`; what is left is an abort, a body read that failed midway
- * (`TypeError` from `fetch`: retryable), a stream with no final object
- * (retryable) and the SDK's other plain errors (not retryable).
+ * HTTP statuses, connection failures, a body that breaks midway and bad
+ * lines are already typed by `guardedFetch`; what is left is an abort, a
+ * stray `TypeError` from `fetch` (a connection error: retryable), a stream
+ * with no final object (retryable) and the SDK's other plain errors (not
+ * retryable).
  */
 export function toOllamaModelError(error: unknown): unknown {
   if (error instanceof ModelError) return error;
