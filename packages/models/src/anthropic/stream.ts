@@ -14,6 +14,7 @@ import type { StreamTranslator } from '../shared/translate.js';
 type OpenBlock =
   | { kind: 'text' }
   | { kind: 'thinking'; signature: string }
+  | { kind: 'redacted' }
   | { kind: 'tool'; id: string; initialInput: unknown; sentInput: boolean }
   | { kind: 'ignored' };
 
@@ -131,7 +132,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       if (thinking !== '') out.push({ type: 'thinking_delta', delta: thinking });
     } else if (kind === 'redacted_thinking') {
       // Whole in its start event; no delta follows. `data` goes back unchanged.
-      this.#blocks.set(index, { kind: 'ignored' });
+      this.#blocks.set(index, { kind: 'redacted' });
       out.push({ type: 'redacted_thinking', data: readString(block, 'data', path) });
     } else if (kind === 'tool_use') {
       const id = readString(block, 'id', path);
@@ -172,7 +173,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       case 'signature_delta': {
         if (block.kind !== 'thinking') throw mismatch();
         // Kept until the block stops: the signature ends the block in Parley.
-        block.signature += readString(delta, 'signature', 'event.delta');
+        block.signature = readString(delta, 'signature', 'event.delta');
         return [];
       }
       case 'input_json_delta': {
