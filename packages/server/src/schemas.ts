@@ -129,6 +129,7 @@ export const problemSchema = z
     status: z.number().int(),
     detail: z.string(),
     code: z.string(),
+    outcome: z.enum(['ran', 'not_run', 'unknown']).optional(),
   })
   .openapi('Problem');
 

@@ -1055,6 +1055,8 @@ export interface components {
       status: number;
       detail: string;
       code: string;
+      /** @enum {string} */
+      outcome?: 'ran' | 'not_run' | 'unknown';
     };
     SessionList: {
       sessions: components['schemas']['SessionSummary'][];
