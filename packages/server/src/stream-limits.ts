@@ -6,9 +6,9 @@ import { TooManyStreamsError } from './stream-errors.js';
  * `retryAfterSeconds` is what a refusal's `Retry-After` says (default 5).
  */
 export type StreamLimitOptions = {
-  perPrincipal?: number;
-  total?: number;
-  retryAfterSeconds?: number;
+  perPrincipal?: number | undefined;
+  total?: number | undefined;
+  retryAfterSeconds?: number | undefined;
 };
 
 /** One admitted stream: `release` gives its place back (once; later calls do nothing). */
