@@ -1,7 +1,6 @@
 // `parley serve` as a process against hostile callers, over real HTTP: a
 // key revoked and a token expired under open streams (the stream ends with
 // a STREAM_CLOSED frame, the reply goes on), and too many open streams.
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,18 +8,22 @@ import { SqliteServerLog, createApiKey } from '@parley/server';
 import type { CreatedApiKey } from '@parley/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { call, readFrames, settles, startServeNode } from './serve-node.js';
+import {
+  call,
+  hs256Jwt,
+  readFrames,
+  settles,
+  startServeNode,
+  stopServeNode,
+} from './serve-node.js';
 import type { Frame, ServeNode } from './serve-node.js';
 
 const secret = 'a shared secret of at least thirty-two bytes';
 const checkMs = 200;
 
-/** An HS256 JSON Web Token with `claims`. */
-function jwt(claims: Record<string, unknown>): string {
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}`;
-  const signature = createHmac('sha256', secret).update(unsigned).digest('base64url');
-  return `${unsigned}.${signature}`;
+/** An HS256 JSON Web Token with `claims`, signed with `key`. */
+function jwt(claims: Record<string, unknown>, key = secret): string {
+  return hs256Jwt(claims, key);
 }
 
 const closedSchema = z.object({ type: z.literal('STREAM_CLOSED'), reason: z.string() });
@@ -57,12 +60,7 @@ describe('parley serve against hostile callers', () => {
   }, 60_000);
 
   afterAll(async () => {
-    const child = node?.process;
-    if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServeNode(node);
     keys?.close();
     rmSync(folder, { recursive: true, force: true });
   }, 30_000);

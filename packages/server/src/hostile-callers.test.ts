@@ -7,7 +7,7 @@ import type { ChatChunk, ChatModel, ChatRequest, Logger } from '@parley/core';
 import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { noteAgent, principals, readText } from '../test/support.js';
+import { noteAgent, principals, readFrames, readText } from '../test/support.js';
 import { createApiKey, apiKeyAuth } from './api-key-auth.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer, ServerOptions } from './create-server.js';
@@ -77,19 +77,6 @@ async function listening(options: Partial<ServerOptions> = {}) {
   return { server, url, call, session };
 }
 
-/** Every frame of an SSE body until it ends. */
-async function framesOf(response: Response): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const parser = createParser({
-    onEvent: (event) => frames.push({ id: event.id, event: event.event, data: event.data }),
-  });
-  await readText(response, (text) => {
-    parser.feed(text);
-    return false;
-  });
-  return frames;
-}
-
 const codeOf = async (response: Response): Promise<string> =>
   z.object({ code: z.string() }).parse(await response.json()).code;
 
@@ -108,7 +95,7 @@ describe('credentials that stop being valid under an open stream', () => {
     const stream = await call('GET', `/v1/sessions/${id}/events`, { token: key.token });
     expect(stream.status).toBe(200);
     await log.revokeKey(key.record.id, new Date().toISOString());
-    const frames = await framesOf(stream);
+    const frames = await readFrames(stream);
     expect(frames.at(-1)?.event).toBe('STREAM_CLOSED');
     expect(frames.at(-1)?.id).toBeUndefined();
     expect(JSON.parse(frames.at(-1)?.data ?? '')).toMatchObject({ reason: 'unauthenticated' });
@@ -276,7 +263,7 @@ describe('refusals', () => {
     } else {
       expect(again.status).toBe(200);
     }
-    const frames = await framesOf(first);
+    const frames = await readFrames(first);
     const parked = frames.find((frame) => frame.event === 'REQUIRE_USER_CONFIRM');
     const waiting = z
       .object({ replyId: z.string(), toolCalls: z.array(z.record(z.string(), z.unknown())) })
