@@ -11,7 +11,6 @@ import { noteAgent, principals, readFrames, readText } from '../test/support.js'
 import { createApiKey, apiKeyAuth } from './api-key-auth.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer, ServerOptions } from './create-server.js';
-import { nestsDeeperThan } from './json-depth.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 /** A model that says one word, then hangs until its reply is cancelled. */
@@ -151,13 +150,6 @@ describe('credentials that stop being valid under an open stream', () => {
 
 describe('deeply nested JSON', () => {
   const deep = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
-
-  it('is measured in one pass, brackets in strings not counted', () => {
-    expect(nestsDeeperThan(deep(64), 64)).toBe(false);
-    expect(nestsDeeperThan(deep(65), 64)).toBe(true);
-    expect(nestsDeeperThan(JSON.stringify({ a: '[[[[[[', b: '\\"[[[[' }), 2)).toBe(false);
-    expect(nestsDeeperThan('{"a":{"b":[{}]}}', 3)).toBe(true);
-  });
 
   it('is refused with 400 before anything runs or is stored', async () => {
     const { call, session } = await listening();

@@ -1,25 +1,33 @@
 import type { MiddlewareHandler } from 'hono';
 import { InvalidRequestError } from './errors.js';
 
+/** The index of the quote that ends the JSON string opened at `open`, or -1 if none does. */
+function stringEnd(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  while (end !== -1) {
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes += 1;
+    // An even run of backslashes escapes itself, not the quote.
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
 /**
  * Whether the JSON text `text` nests arrays and objects more than `max`
  * deep, found in one pass over the text, with no parse and no recursion:
- * brackets inside strings (escapes included) are not counted. Malformed
- * text is left to the parser; only its depth is judged here.
+ * strings are skipped whole (`indexOf` to their closing quote), so
+ * brackets inside them are not counted. Malformed text is left to the
+ * parser; only its depth is judged here.
  */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
-    if (inString) {
-      if (char === 0x5c)
-        index += 1; // a backslash: the next character is escaped
-      else if (char === 0x22) inString = false;
-      continue;
-    }
     if (char === 0x22) {
-      inString = true;
+      index = stringEnd(text, index);
+      if (index === -1) return false;
     } else if (char === 0x5b || char === 0x7b) {
       depth += 1;
       if (depth > max) return true;
