@@ -136,7 +136,8 @@ export const problemSchema = z
 /** The error responses every authenticated route documents. */
 export const problemResponses = {
   400: {
-    description: 'Malformed JSON, or input that fails validation',
+    description:
+      'Malformed JSON, input that fails validation, or a body nesting deeper than the limit',
     content: { 'application/problem+json': { schema: problemSchema } },
   },
   401: {
@@ -148,7 +149,8 @@ export const problemResponses = {
     content: { 'application/problem+json': { schema: problemSchema } },
   },
   429: {
-    description: 'Rate limited; retry after Retry-After seconds',
+    description:
+      'Rate limited, or (on event streams) too many open; retry after Retry-After seconds',
     content: { 'application/problem+json': { schema: problemSchema } },
   },
 } as const;
