@@ -108,6 +108,25 @@ describe('credentials that stop being valid under an open stream', () => {
     log.close();
   });
 
+  it('end the stream the same way when the server is called as a fetch handler', async () => {
+    let valid = true;
+    const server = createServer({
+      store: new InMemorySessionStore(),
+      agent: noteAgent(new Map()),
+      authenticate: () => (valid ? { id: 'erin' } : null),
+      streamAuthCheckMs: 20,
+    });
+    open.push(server);
+    const base = 'http://parley.test/v1/sessions';
+    const created = await server.fetch(new Request(base, { method: 'POST' }));
+    const { id } = z.object({ id: z.string() }).parse(await created.json());
+    const stream = await server.fetch(new Request(`${base}/${id}/events`));
+    expect(stream.status).toBe(200);
+    valid = false;
+    const frames = await readFrames(stream);
+    expect(frames.map((frame) => frame.event)).toEqual(['STREAM_CLOSED']);
+  });
+
   it('end an AG-UI run with RUN_ERROR unauthenticated', async () => {
     let valid = true;
     const { call } = await listening({
