@@ -5,6 +5,7 @@ import type { AnyTool, ChatModel } from '@parley/core';
 import { commandsModel, commandsSystemPrompt, commandsTools } from './commands-script.js';
 import { demoModel, demoSystemPrompt } from './demo-script.js';
 import { demoTools } from './demo-tools.js';
+import { UsageError } from './args.js';
 import { createChatModel } from './model-spec.js';
 import type { ModelChoice } from './model-spec.js';
 import { createTools } from './tool-set.js';
@@ -19,8 +20,12 @@ export type Setup = { model: ChatModel; tools: AnyTool[]; systemPrompt: string; 
 
 /**
  * Builds the model and tools for a model choice: the scripted demo (its own
- * tools, writing under the system temp folder at `key`) or a real model with
- * the built-in tools `toolNames` working in `cwd`, and AskUser.
+ * tools, writing under the system temp folder at `key`), the scripted
+ * commands (its own tools, and the built-in `toolNames` when `toolsChosen`,
+ * i.e. `--tools` was given, for its `use TOOL {json}` command) or a real
+ * model with the built-in tools `toolNames` working in `cwd`, and AskUser.
+ * The demo's script knows only its own tools: `--tools` with it is refused
+ * rather than ignored.
  */
 export async function buildSetup(
   choice: ModelChoice,
@@ -28,8 +33,15 @@ export async function buildSetup(
   cwd: string,
   key: string,
   env: NodeJS.ProcessEnv,
+  toolsChosen = false,
 ): Promise<Setup> {
   if (choice.kind === 'demo') {
+    if (toolsChosen) {
+      throw new UsageError(
+        '--tools: the scripted demo runs its own tools only; use --model scripted:commands ' +
+          '(its "use TOOL {json}" calls any offered tool) or a real model.',
+      );
+    }
     const directory = join(tmpdir(), 'parley-demo', key);
     const paceMs = Number(env['PARLEY_DEMO_PACE_MS'] ?? '12');
     const chunkMs = Number.isFinite(paceMs) && paceMs >= 0 ? paceMs : 12;
@@ -42,11 +54,18 @@ export async function buildSetup(
   }
   if (choice.kind === 'commands') {
     const directory = join(tmpdir(), 'parley-commands', key);
+    const builtIn = toolsChosen ? await createTools(toolNames, cwd) : [];
+    const notes = [`The scripted commands model; notes go to ${directory}`];
+    if (builtIn.length > 0) {
+      notes.push(
+        `tools ${builtIn.map((item) => item.name).join(', ')} · in ${cwd} (use TOOL {json})`,
+      );
+    }
     return {
       model: commandsModel(),
-      tools: commandsTools(directory),
+      tools: [...commandsTools(directory), ...builtIn],
       systemPrompt: commandsSystemPrompt,
-      notes: [`The scripted commands model; notes go to ${directory}`],
+      notes,
     };
   }
   const tools = await createTools(toolNames, cwd);

@@ -92,7 +92,8 @@ on HOST:PORT (default 127.0.0.1:8787). It prints its URL and a login token.
 On any address but a loopback one it starts only with an API key or JWT.
 --config FILE reads the rest from JSON (parley.config.json: db, schema,
 host, port, model, tools, mode, cwd, rateLimit, jwt, leaseMs,
-expireEveryMs, graceMs, bodyLimit); flags win over the file.
+expireEveryMs, graceMs, bodyLimit, streamAuthCheckMs, streamLimits,
+maxJsonDepth); flags win over the file.
 --park-timeout MS: how long a parked reply waits for its answers before it
 expires (default: no limit).
 parley keys: create (the token is printed once), list, revoke API keys in

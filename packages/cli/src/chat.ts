@@ -121,7 +121,14 @@ async function runSession(
       : saved !== undefined
         ? knownToolNames(saved.tools)
         : [...builtInToolNames];
-  const setup = await buildSetup(choice, toolNames, cwd, sessionKey(session.path), env);
+  const setup = await buildSetup(
+    choice,
+    toolNames,
+    cwd,
+    sessionKey(session.path),
+    env,
+    args.tools !== undefined,
+  );
   const mcp = args.mcp === undefined ? undefined : await loadMcpTools(args.mcp);
   try {
     if (mcp !== undefined) {

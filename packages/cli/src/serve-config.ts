@@ -9,7 +9,9 @@ const millis = z.number().int().min(0);
 /**
  * The JWT settings of a config file: exactly one of `key` (a shared secret,
  * or a PEM public key) and `jwksUrl`; `issuer` and `audience` must match
- * the token's when given; `rolesClaim` names the claim with the roles.
+ * the token's when given; `rolesClaim` names the claim with the roles;
+ * `requireExp` (default true) and `maxTokenAge` (seconds, default a day)
+ * as `jwtAuth` takes them.
  */
 const jwtSchema = z
   .strictObject({
@@ -18,6 +20,8 @@ const jwtSchema = z
     issuer: z.string().min(1).optional(),
     audience: z.string().min(1).optional(),
     rolesClaim: z.string().min(1).optional(),
+    requireExp: z.boolean().optional(),
+    maxTokenAge: z.number().int().positive().optional(),
   })
   .refine((jwt) => (jwt.key === undefined) !== (jwt.jwksUrl === undefined), {
     message: 'give exactly one of "key" and "jwksUrl"',
@@ -55,6 +59,14 @@ export const serveConfigSchema = z.strictObject({
   expireEveryMs: millis.optional(),
   graceMs: millis.optional(),
   bodyLimit: z.number().int().positive().optional(),
+  streamAuthCheckMs: millis.optional(),
+  streamLimits: z
+    .strictObject({
+      perPrincipal: z.number().int().positive().optional(),
+      total: z.number().int().positive().optional(),
+    })
+    .optional(),
+  maxJsonDepth: z.number().int().positive().optional(),
 });
 
 /** A config file's content, checked. */

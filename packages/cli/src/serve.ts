@@ -36,6 +36,8 @@ function jwtOptions(jwt: NonNullable<ServeSettings['jwt']>): JwtAuthOptions {
     ...(jwt.issuer === undefined ? {} : { issuer: jwt.issuer }),
     ...(jwt.audience === undefined ? {} : { audience: jwt.audience }),
     ...(jwt.rolesClaim === undefined ? {} : { rolesClaim: jwt.rolesClaim }),
+    ...(jwt.requireExp === undefined ? {} : { requireExp: jwt.requireExp }),
+    ...(jwt.maxTokenAge === undefined ? {} : { maxTokenAge: jwt.maxTokenAge }),
   };
   if (jwt.jwksUrl !== undefined) return { jwksUrl: jwt.jwksUrl, ...checks };
   const key = jwt.key ?? '';
@@ -100,7 +102,14 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
     }
     const toolNames =
       settings.tools === undefined ? [...builtInToolNames] : parseToolList(settings.tools);
-    const setup = await buildSetup(parseModelChoice(spec), toolNames, cwd, 'serve', env);
+    const setup = await buildSetup(
+      parseModelChoice(spec),
+      toolNames,
+      cwd,
+      'serve',
+      env,
+      settings.tools !== undefined,
+    );
     const token = randomBytes(24).toString('base64url');
     const login: Principal = { id: approverName(env), roles: ['approver'] };
     const rateLimit =
@@ -122,6 +131,11 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
       ...(settings.expireEveryMs === undefined ? {} : { expireEveryMs: settings.expireEveryMs }),
       ...(settings.graceMs === undefined ? {} : { graceMs: settings.graceMs }),
       ...(settings.bodyLimit === undefined ? {} : { bodyLimit: settings.bodyLimit }),
+      ...(settings.streamAuthCheckMs === undefined
+        ? {}
+        : { streamAuthCheckMs: settings.streamAuthCheckMs }),
+      ...(settings.streamLimits === undefined ? {} : { streamLimits: settings.streamLimits }),
+      ...(settings.maxJsonDepth === undefined ? {} : { maxJsonDepth: settings.maxJsonDepth }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
     });
     const { url } = await server.listen({ port: settings.port ?? 8787, host });

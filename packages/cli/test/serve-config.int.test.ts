@@ -1,22 +1,18 @@
 // `parley serve --config FILE` as a process: the file's settings apply
 // (JWT, body limit, data folder), a flag wins over the file (the port).
-import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { call, startServeNode } from './serve-node.js';
+import { call, hs256Jwt, startServeNode, stopServeNode } from './serve-node.js';
 import type { ServeNode } from './serve-node.js';
 
 const secret = 'a shared secret of at least thirty-two bytes';
 
 /** An HS256 JSON Web Token with `claims`, signed with `key`. */
 function jwt(claims: Record<string, unknown>, key = secret): string {
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}`;
-  const signature = createHmac('sha256', key).update(unsigned).digest('base64url');
-  return `${unsigned}.${signature}`;
+  return hs256Jwt(claims, key);
 }
 
 describe('parley serve --config', () => {
@@ -42,12 +38,7 @@ describe('parley serve --config', () => {
   }, 60_000);
 
   afterAll(async () => {
-    const child = node?.process;
-    if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServeNode(node);
     rmSync(folder, { recursive: true, force: true });
   }, 30_000);
 

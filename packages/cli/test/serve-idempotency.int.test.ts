@@ -120,6 +120,8 @@ describe.each(backends)('parley serve, killed mid-request', ({ make, skip }) => 
       const code =
         response.status === 200 ? '' : ((JSON.parse(text) as { code?: string }).code ?? '');
       if (!waitingCodes.has(code)) return { status: response.status, code, text };
+      // Both say when to try again.
+      expect(Number(response.headers.get('retry-after')), code).toBeGreaterThanOrEqual(1);
       codes.push(code);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -180,13 +182,22 @@ describe.each(backends)('parley serve, killed mid-request', ({ make, skip }) => 
         409,
         'idempotent_request_interrupted',
       ]);
+      // What is known of it: cut part way by the kill, so not known.
+      expect(JSON.parse(settled.text)).toMatchObject({ outcome: 'unknown' });
       // With text/event-stream: the events the first attempt stored, from its
-      // first one, and the stream ends.
+      // first one, then a closing frame saying it was interrupted and where to look.
       const replayed = await readFrames(await retry(sse), () => false);
       // (An event streamed just before the kill may not have been stored.)
       expect(replayed[0]).toEqual(seen[0]);
       expect(replayed[0]?.event).toBe('REPLY_START');
       expect(replayed.filter((frame) => frame.event === 'REPLY_START')).toHaveLength(1);
+      const closing = replayed.at(-1);
+      expect(closing?.event).toBe('STREAM_CLOSED');
+      expect(JSON.parse(closing?.data ?? '')).toMatchObject({
+        reason: 'idempotent_request_interrupted',
+        outcome: 'unknown',
+        location: `/v1/sessions/${id}`,
+      });
       const again = await retry({});
       expect(((await again.json()) as { code?: string }).code).toBe(
         'idempotent_request_interrupted',

@@ -1,6 +1,7 @@
 // A `parley serve` process driven over real HTTP: fetch and a well-kept SSE
 // parser (eventsource-parser). Used by the several-nodes test.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { createParser } from 'eventsource-parser';
 import { parleyCommand } from './tmux.js';
@@ -31,6 +32,23 @@ export function startServeNode(args: string[], env: NodeJS.ProcessEnv): Promise<
     started.stderr.on('data', onOutput);
     started.once('exit', (code) => reject(new Error(`parley serve exited (${code}): ${output}`)));
   });
+}
+
+/** Stops `node` with SIGTERM, if it still runs, and waits for it to exit. */
+export async function stopServeNode(node: ServeNode | undefined): Promise<void> {
+  const child = node?.process;
+  if (child === undefined || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** An HS256 JSON Web Token with `claims`, signed with the shared secret `key`. */
+export function hs256Jwt(claims: Record<string, unknown>, key: string): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}`;
+  const signature = createHmac('sha256', key).update(unsigned).digest('base64url');
+  return `${unsigned}.${signature}`;
 }
 
 /** A request to `node` as the bearer of `token`, with `body` sent as JSON when given. */

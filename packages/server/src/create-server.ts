@@ -23,6 +23,12 @@ import type { ServerContext, ServerEnv } from './server-context.js';
 import type { SessionLog } from './server-log.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { bodySizeLimit, requestGuards } from './request-guards.js';
+import { jsonDepthLimit } from './json-depth.js';
+import { logRefusal } from './refusal-log.js';
+import { securityHeaders } from './security-headers.js';
+import { admitStreams } from './stream-guard.js';
+import { StreamLimits } from './stream-limits.js';
+import type { StreamLimitOptions } from './stream-limits.js';
 import { SavedWaits } from './saved-waits.js';
 import { ShuttingDownError } from './service-errors.js';
 import { shutDown } from './shutdown.js';
@@ -59,6 +65,15 @@ const DEFAULT_CLAIM_LEASE_MS = 30_000;
  * its stream opened, a reply cancelled at shutdown); default: dropped.
  * `web`: serve the web UI at `/` (default true;
  * docs/decisions/web-0001-web-ui.md).
+ * `streamAuthCheckMs`: between checks of an open event stream's
+ * credentials (default 30 000; 0 for none): once `authenticate` no longer
+ * names the stream's principal (a key revoked, a token expired), the
+ * stream ends with a `STREAM_CLOSED` frame saying why, and what it showed
+ * goes on. `streamLimits`: how many event streams may be open per
+ * principal (default 32) and in all (default 4 096); beyond, 429
+ * `too_many_streams` with `Retry-After`. `maxJsonDepth`: how deeply a
+ * request body may nest arrays and objects (default 64); deeper is 400
+ * before anything runs. See docs/guides/serving.md, "Security".
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -77,6 +92,9 @@ export type ServerOptions = {
   metricsAccess?: 'public' | 'authenticated';
   logger?: Logger;
   web?: boolean;
+  streamAuthCheckMs?: number;
+  streamLimits?: StreamLimitOptions;
+  maxJsonDepth?: number;
 };
 
 /** Where `listen` should bind. */
@@ -155,6 +173,9 @@ export function createServer(options: ServerOptions): ParleyServer {
     logger,
     pingMs: options.pingMs ?? 15_000,
     metrics: createMetrics(log),
+    authenticate: options.authenticate,
+    streamAuthCheckMs: options.streamAuthCheckMs ?? 30_000,
+    streamLimits: new StreamLimits(options.streamLimits),
   };
   const limit = options.bodyLimit ?? ONE_MIB;
   const rateLimit =
@@ -172,14 +193,16 @@ export function createServer(options: ServerOptions): ParleyServer {
       );
     },
   });
-  app.onError((error) => {
+  app.onError((error, c) => {
     if (error instanceof HTTPException) return error.res ?? httpProblem(error);
     const response = problemFor(error, clock());
     if (response.problem.status >= 500 && !(error instanceof ShuttingDownError)) {
       logger.error('A request failed.', { error: String(error) });
     }
+    logRefusal(logger, c, response.problem);
     return problemResponse(response);
   });
+  app.use('*', securityHeaders);
   app.notFound(() =>
     problemResponse({ problem: problemOf(404, 'not_found', 'No such route.'), headers: {} }),
   );
@@ -207,12 +230,15 @@ export function createServer(options: ServerOptions): ParleyServer {
   app.use('/v1/*', async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
     const principal = await options.authenticate(c.req.raw);
-    if (principal === null) throw new UnauthenticatedError();
+    if (principal === null)
+      throw new UnauthenticatedError(c.req.header('authorization') !== undefined);
     await rateLimit?.take(principal);
     c.set('principal', principal);
     return next();
   });
+  app.use('/v1/*', admitStreams(context));
   app.use('/v1/*', bodySizeLimit(limit));
+  app.use('/v1/*', jsonDepthLimit(options.maxJsonDepth ?? 64));
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
   registerAguiRoutes(app, context, frontend);

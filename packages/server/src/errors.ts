@@ -1,9 +1,16 @@
 import { ParleyError } from '@parley/core';
+import type { InterruptedOutcome } from './closing-frame.js';
 
-/** The request carried no credentials, or ones the authenticator did not accept (401). */
+/**
+ * The request carried no credentials, or ones the authenticator did not
+ * accept (401); `credentialsGiven` tells the two apart for the
+ * `WWW-Authenticate` header (`error="invalid_token"` only for the second).
+ */
 export class UnauthenticatedError extends ParleyError {
-  constructor() {
+  readonly credentialsGiven: boolean;
+  constructor(credentialsGiven = false) {
     super('unauthenticated', 'Missing or invalid credentials.');
+    this.credentialsGiven = credentialsGiven;
   }
 }
 
@@ -46,12 +53,15 @@ export class BodyTooLargeError extends ParleyError {
 
 /**
  * An `Idempotency-Key` was used again with a different request (422), or
- * while the first request with it is still running (409, `inProgress`).
+ * while the first request with it is still running (409, `inProgress`,
+ * with `Retry-After` until `heldUntil`, the time in ms its claim is held
+ * to when known, else 1 s).
  */
 export class IdempotencyKeyError extends ParleyError {
   readonly key: string;
   readonly inProgress: boolean;
-  constructor(key: string, inProgress: boolean) {
+  readonly heldUntil: number | undefined;
+  constructor(key: string, inProgress: boolean, heldUntil?: number) {
     super(
       inProgress ? 'idempotent_request_running' : 'idempotency_key_reused',
       inProgress
@@ -60,6 +70,7 @@ export class IdempotencyKeyError extends ParleyError {
     );
     this.key = key;
     this.inProgress = inProgress;
+    this.heldUntil = heldUntil;
   }
 }
 
@@ -67,20 +78,33 @@ export class IdempotencyKeyError extends ParleyError {
  * The first request with an `Idempotency-Key` was interrupted: the process
  * running its reply stopped after the reply had started (409). It is not
  * run again; its events are those numbered above `after` that were stored
- * (a retry asking for `text/event-stream` gets them).
+ * (a retry asking for `text/event-stream` gets them). `outcome` is what is
+ * known of the reply: it reached its end or parked (`ran`), nothing of it
+ * was stored (`not_run`), or it stopped part way (`unknown`); the session
+ * (`GET /v1/sessions/{id}`) shows where it stands.
  */
 export class IdempotentRequestInterruptedError extends ParleyError {
   readonly key: string;
   readonly after: number;
-  constructor(key: string, after: number) {
+  readonly outcome: InterruptedOutcome;
+  constructor(key: string, after: number, outcome: InterruptedOutcome) {
     super(
       'idempotent_request_interrupted',
-      `The request with Idempotency-Key '${key}' was interrupted after its reply started, and is not run again; its events are those after number ${after}.`,
+      `The request with Idempotency-Key '${key}' was interrupted after its reply started, and is not run again; ` +
+        `its events are those after number ${after}; its outcome: ${outcomeText[outcome]}`,
     );
     this.key = key;
     this.after = after;
+    this.outcome = outcome;
   }
 }
+
+/** What each outcome of an interrupted request means, in words. */
+export const outcomeText: Record<InterruptedOutcome, string> = {
+  ran: 'ran (its reply reached its end or parked; read the session for where it stands).',
+  not_run: 'not run (nothing of its reply was stored; send it again with a new key).',
+  unknown: 'unknown (its reply stopped part way; read the session before sending anything again).',
+};
 
 /**
  * An append gave an event a number its session already has: another

@@ -222,7 +222,9 @@ export async function idempotentOutcome<T>(
   const earlier = await claimOn(log, claim, hold);
   if (earlier !== undefined) {
     refuseOtherRequest(earlier, claim.requestHash);
-    if (earlier.response === null) throw new IdempotencyKeyError(earlier.key, true);
+    if (earlier.response === null) {
+      throw new IdempotencyKeyError(earlier.key, true, earlier.heldUntil);
+    }
     return schema.parse(JSON.parse(earlier.response));
   }
   let outcome: T;

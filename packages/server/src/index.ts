@@ -43,3 +43,6 @@ export { PostgresServerLog } from './postgres-server-log.js';
 export type { PostgresLogMigration } from './postgres-log-migrations.js';
 export { POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';
 export { RequestTimeoutError, ShuttingDownError } from './service-errors.js';
+export { TooManyStreamsError } from './stream-errors.js';
+export type { StreamLimitOptions } from './stream-limits.js';
+export type { ClosingNote, ClosingReason, InterruptedOutcome } from './closing-frame.js';

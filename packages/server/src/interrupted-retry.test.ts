@@ -102,12 +102,25 @@ describe('a keyed message retried after its first attempt stopped', () => {
     });
     const json = await postJson(second, path, message, { 'idempotency-key': 'm1' });
     expect(json.status).toBe(409);
-    expect(await json.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
+    // Cut part way (no end, no park stored): what became of it is not known.
+    expect(await json.json()).toMatchObject({
+      code: 'idempotent_request_interrupted',
+      outcome: 'unknown',
+    });
 
-    // With text/event-stream: the first attempt's events as stored, then the stream ends.
+    // With text/event-stream: the first attempt's events as stored, then a
+    // closing frame (no id) saying it was interrupted and where to look.
     const frames = await readFrames(await postJson(second, path, message, sse));
-    expect(frames.map((frame) => Number(frame.id))).toEqual(stored.map((event) => event.seq));
+    const numbered = frames.filter((frame) => frame.id !== undefined);
+    expect(numbered.map((frame) => Number(frame.id))).toEqual(stored.map((event) => event.seq));
     expect(frames[0]?.event).toBe('REPLY_START');
+    expect(frames.at(-1)?.event).toBe('STREAM_CLOSED');
+    expect(frames.at(-1)?.id).toBeUndefined();
+    expect(JSON.parse(frames.at(-1)?.data ?? '')).toMatchObject({
+      reason: 'idempotent_request_interrupted',
+      outcome: 'unknown',
+      location: `/v1/sessions/${id}`,
+    });
     // Settled: the same again, from either server.
     const again = await postJson(first, path, message, { 'idempotency-key': 'm1' });
     expect(again.status).toBe(409);
@@ -187,8 +200,9 @@ describe('a keyed message retried after its first attempt stopped', () => {
     expect(await json.json()).toMatchObject({ code: 'idempotent_request_interrupted' });
     const sse = { accept: 'text/event-stream', 'idempotency-key': 'm4' };
     const frames = await readFrames(await postJson(server, path, message, sse));
-    expect(frames.map((frame) => [Number(frame.id), frame.event])).toEqual([
-      [after + 1, 'REPLY_START'],
+    expect(frames.map((frame) => [frame.id, frame.event])).toEqual([
+      [String(after + 1), 'REPLY_START'],
+      [undefined, 'STREAM_CLOSED'],
     ]);
     expect(model.calls).toBe(1);
     const state = (await store.load(id))?.state;

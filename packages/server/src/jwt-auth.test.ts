@@ -109,4 +109,35 @@ describe('jwtAuth', () => {
     expect(made.status).toBe(201);
     expect(await made.json()).toMatchObject({ owner: 'ada' });
   });
+
+  it('requires exp unless told not to, and caps the lifetime it accepts', async () => {
+    const claims = (exp?: number, iat?: number) => {
+      const jwt = new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('ada')
+        .setIssuer('https://id.parley.test')
+        .setAudience('parley');
+      if (iat !== undefined) jwt.setIssuedAt(iat);
+      if (exp !== undefined) jwt.setExpirationTime(exp);
+      return jwt.sign(key);
+    };
+    const forever = await claims();
+    expect(await jwtAuth(options)(bearer(forever))).toBeNull();
+    expect(await jwtAuth({ ...options, requireExp: false })(bearer(forever))).toEqual({
+      id: 'ada',
+      roles: [],
+    });
+    // A day by default: a token living a year is refused, from its iat or, without one, from now.
+    const year = 365 * 86_400;
+    expect(await jwtAuth(options)(bearer(await claims(now() + year, now())))).toBeNull();
+    expect(await jwtAuth(options)(bearer(await claims(now() + year)))).toBeNull();
+    expect(await jwtAuth(options)(bearer(await claims(now() + 3_600, now())))).not.toBeNull();
+    const hour = jwtAuth({ ...options, maxTokenAge: 3_600 });
+    expect(await hour(bearer(await claims(now() + 3_601, now())))).toBeNull();
+    expect(await hour(bearer(await claims(now() + 3_600, now())))).toEqual({
+      id: 'ada',
+      roles: [],
+    });
+    expect(() => jwtAuth({ ...options, maxTokenAge: 0 })).toThrow(RangeError);
+  });
 });

@@ -16,6 +16,11 @@ import type { Authenticate, Principal } from './principal.js';
  * match. `rolesClaim`: the claim that carries the principal's roles, an
  * array of strings or one space-separated string (default `roles`).
  * `clockTolerance`: seconds of leeway on `exp` and `nbf` (default 0).
+ * `requireExp`: refuse a token without `exp` (default true: a token that
+ * never expires cannot be taken back; `false` for an issuer that leaves it
+ * out). `maxTokenAge`: the longest lifetime accepted, in seconds (default
+ * 86 400, a day; `Infinity` for none): a token whose `exp` lies further
+ * than that after its `iat`, or after now without an `iat`, is refused.
  */
 export type JwtAuthOptions = JwtKeySource & {
   algorithms?: string[];
@@ -23,7 +28,22 @@ export type JwtAuthOptions = JwtKeySource & {
   audience?: string | string[];
   rolesClaim?: string;
   clockTolerance?: number;
+  requireExp?: boolean;
+  maxTokenAge?: number;
 };
+
+/** The longest token lifetime `jwtAuth` accepts by default: a day, in seconds. */
+const DEFAULT_MAX_TOKEN_AGE = 86_400;
+
+/**
+ * Whether a verified token lives no longer than `maxTokenAge` seconds:
+ * from its `iat` (or from `now`, in seconds, without one) to its `exp`.
+ * A token without `exp` (accepted only with `requireExp: false`) passes.
+ */
+function withinLifetime(payload: JWTPayload, maxTokenAge: number, now: number): boolean {
+  if (payload.exp === undefined) return true;
+  return payload.exp - (payload.iat ?? now) <= maxTokenAge;
+}
 
 /** Where `jwtAuth` gets its verification key: one key, or a remote JWKS. */
 export type JwtKeySource =
@@ -70,8 +90,9 @@ function verifierOf(
 /**
  * An authenticator over JSON Web Tokens in `Authorization: Bearer <token>`:
  * the signature must verify against `options.key` or a key of the set at
- * `options.jwksUrl`, `exp` and `nbf` must
- * hold, and `iss` and `aud` must match when configured. The subject is the
+ * `options.jwksUrl`, `exp` must be there (unless `requireExp: false`) and
+ * no further ahead than `maxTokenAge`, `exp` and `nbf` must hold, and
+ * `iss` and `aud` must match when configured. The subject is the
  * principal's id; the roles claim (e.g. `["approver"]`) its roles. Any
  * failure is `null`, which the server answers with 401.
  *
@@ -89,13 +110,17 @@ export function jwtAuth(options: JwtAuthOptions): Authenticate {
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
     ...(options.audience === undefined ? {} : { audience: options.audience }),
     ...(options.clockTolerance === undefined ? {} : { clockTolerance: options.clockTolerance }),
+    ...(options.requireExp === false ? {} : { requiredClaims: ['exp'] }),
   };
+  const maxTokenAge = options.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE;
+  if (!(maxTokenAge > 0)) throw new RangeError('jwtAuth: maxTokenAge must be over 0 seconds.');
   const verifyToken = verifierOf(options, verify);
   return async (request: Request): Promise<Principal | null> => {
     const token = bearerToken(request);
     if (token === undefined) return null;
     try {
       const { payload } = await verifyToken(token);
+      if (!withinLifetime(payload, maxTokenAge, Math.floor(Date.now() / 1000))) return null;
       return principalOfClaims(payload, options.rolesClaim);
     } catch {
       return null;

@@ -12,13 +12,19 @@ import type { SessionLog } from './server-log.js';
  * first event is written to the client's event stream, or for a JSON
  * request, is out: what a person waiting on the answer feels; `kind` is
  * `message` or `answer`) and
- * `parley_sse_clients` (open event streams).
+ * `parley_sse_clients` (open event streams),
+ * `parley_streams_refused_total{limit}` (streams refused with 429 over the
+ * per-principal or the total limit: `principal`, `total`) and
+ * `parley_streams_closed_total{reason}` (streams the server closed before
+ * their end: `unauthenticated` when their credentials stopped being valid).
  */
 export type ServerMetrics = {
   registry: Registry;
   answers: Counter<'outcome'>;
   roundTrip: Histogram<'kind'>;
   sseClients: Gauge;
+  streamsRefused: Counter<'limit'>;
+  streamsClosed: Counter<'reason'>;
 };
 
 /** Builds a server's metrics; the parked-replies gauge counts the distinct replies `log` lists as waiting. */
@@ -53,6 +59,18 @@ export function createMetrics(log: SessionLog): ServerMetrics {
     sseClients: new Gauge({
       name: 'parley_sse_clients',
       help: 'Open server-sent event streams.',
+      registers: [registry],
+    }),
+    streamsRefused: new Counter({
+      name: 'parley_streams_refused_total',
+      help: 'Event streams refused over a limit: principal, or total.',
+      labelNames: ['limit'],
+      registers: [registry],
+    }),
+    streamsClosed: new Counter({
+      name: 'parley_streams_closed_total',
+      help: 'Event streams the server closed before their end, by reason.',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

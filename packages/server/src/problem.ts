@@ -1,10 +1,20 @@
 import { ParleyError, SessionBusyError } from '@parley/core';
-import { BodyTooLargeError, RateLimitedError } from './errors.js';
+import type { InterruptedOutcome } from './closing-frame.js';
+import {
+  BodyTooLargeError,
+  IdempotencyKeyError,
+  IdempotentRequestInterruptedError,
+  RateLimitedError,
+  UnauthenticatedError,
+} from './errors.js';
 import { ShuttingDownError } from './service-errors.js';
+import { TooManyStreamsError } from './stream-errors.js';
 
 /**
  * The body of every error response (RFC 9457, `application/problem+json`):
  * `code` is the `ParleyError` code, stable for programs to branch on.
+ * `outcome`, an extension member, only on `idempotent_request_interrupted`:
+ * what is known of the interrupted reply.
  */
 export type Problem = {
   type: string;
@@ -12,6 +22,7 @@ export type Problem = {
   status: number;
   detail: string;
   code: string;
+  outcome?: InterruptedOutcome;
 };
 
 /** An error response before it is sent: its problem and extra headers (e.g. `Retry-After`). */
@@ -43,6 +54,7 @@ const statusOfCode: Record<string, number> = {
   body_too_large: 413,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  too_many_streams: 429,
   request_timeout: 503,
   shutting_down: 503,
 };
@@ -84,7 +96,21 @@ export function problemFor(error: unknown, now: Date = new Date()): ProblemRespo
     headers['Retry-After'] =
       error.leaseUntil === undefined ? '1' : String(secondsUntil(error.leaseUntil, now));
   }
-  if (error instanceof RateLimitedError) headers['Retry-After'] = String(error.retryAfter);
+  if (error instanceof RateLimitedError || error instanceof TooManyStreamsError) {
+    headers['Retry-After'] = String(error.retryAfter);
+  }
+  if (error instanceof IdempotencyKeyError && error.inProgress) {
+    headers['Retry-After'] =
+      error.heldUntil === undefined
+        ? '1'
+        : String(Math.max(1, Math.ceil((error.heldUntil - now.getTime()) / 1000)));
+  }
+  // RFC 9110 and RFC 6750: a 401 names its scheme, and says when the token was refused.
+  if (error instanceof UnauthenticatedError) {
+    headers['WWW-Authenticate'] = error.credentialsGiven
+      ? 'Bearer error="invalid_token", error_description="Missing or invalid credentials."'
+      : 'Bearer';
+  }
   // The rest of an oversized body is not read: the connection cannot carry another request.
   if (error instanceof BodyTooLargeError) headers['Connection'] = 'close';
   // A node that is stopping lets go of the connection: the retry goes elsewhere.
@@ -93,7 +119,9 @@ export function problemFor(error: unknown, now: Date = new Date()): ProblemRespo
     headers['Retry-After'] = '1';
   }
   const detail = status === 500 ? 'The server failed to handle the request.' : error.message;
-  return { problem: problemOf(status, error.code, detail), headers };
+  const problem = problemOf(status, error.code, detail);
+  if (error instanceof IdempotentRequestInterruptedError) problem.outcome = error.outcome;
+  return { problem, headers };
 }
 
 /** A problem of `status` with `code` and `detail`. */

@@ -18,6 +18,7 @@ import {
   refuseOtherRequest,
   settleInterrupted,
 } from './idempotency.js';
+import { interruptedNote, interruptedOutcome } from './interrupted-outcome.js';
 import { isApprover } from './principal.js';
 import { outcomeOf } from './metrics.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
@@ -155,29 +156,40 @@ function replyFailure(error: unknown, message: Msg | undefined): Error | undefin
  * 409, one interrupted (`settleInterrupted`) too, unless the events are
  * asked for.
  */
-function replayed(
+async function replayed(
   c: Context<ServerEnv>,
   context: ServerContext,
   sessionId: string,
   requestHash: string,
   earlier: IdempotentRequest,
-): Response {
+): Promise<Response> {
   refuseOtherRequest(earlier, requestHash);
   const { after, lastSeq, response } = earlier;
-  if (after === null || lastSeq === null) throw new IdempotencyKeyError(earlier.key, true);
+  if (after === null || lastSeq === null) {
+    throw new IdempotencyKeyError(earlier.key, true, earlier.heldUntil);
+  }
+  const outcome = () => interruptedOutcome(context.log, sessionId, after, lastSeq);
   if (wantsEvents(c)) {
-    return sseResponse(c, context, (signal) =>
-      followEventBatches(
-        context.log,
-        context.feed,
-        sessionId,
-        after,
-        signal,
-        Promise.resolve(lastSeq),
-      ),
+    return sseResponse(
+      c,
+      context,
+      (signal) =>
+        followEventBatches(
+          context.log,
+          context.feed,
+          sessionId,
+          after,
+          signal,
+          Promise.resolve(lastSeq),
+        ),
+      earlier.interrupted
+        ? { closing: async () => interruptedNote(sessionId, await outcome()) }
+        : {},
     );
   }
-  if (earlier.interrupted) throw new IdempotentRequestInterruptedError(earlier.key, after);
+  if (earlier.interrupted) {
+    throw new IdempotentRequestInterruptedError(earlier.key, after, await outcome());
+  }
   if (response === null) {
     // Settled without a response: a failure, stored by a build that kept no error response.
     const problem = problemOf(500, 'internal', 'The server failed to handle the request.');
@@ -213,9 +225,10 @@ async function interrupted(
       ? lastStoredOfReply(context.log, sessionId, after)
       : here.done.then(({ lastSeq }) => lastSeq);
   const settled = settleInterrupted(context.log, claim, context, end);
+  const outcome = async () => interruptedOutcome(context.log, sessionId, after, await end);
   if (!wantsEvents(c)) {
     await settled;
-    throw new IdempotentRequestInterruptedError(claim.key, after);
+    throw new IdempotentRequestInterruptedError(claim.key, after, await outcome());
   }
   void settled.catch((error: unknown) => {
     context.logger.error('Could not settle an interrupted idempotent request.', {
@@ -223,8 +236,11 @@ async function interrupted(
       error: String(error),
     });
   });
-  return sseResponse(c, context, (signal) =>
-    followEventBatches(context.log, context.feed, sessionId, after, signal, end),
+  return sseResponse(
+    c,
+    context,
+    (signal) => followEventBatches(context.log, context.feed, sessionId, after, signal, end),
+    { closing: async () => interruptedNote(sessionId, await outcome()) },
   );
 }
 
@@ -321,7 +337,7 @@ export function registerReplyRoutes(app: ServerApp, context: ServerContext): voi
         c,
         context,
         (signal) => followEventBatches(context.log, context.feed, id, running.after, signal, end),
-        () => stopTimer(),
+        { onFirst: () => stopTimer() },
       );
     }
     stopTimer();

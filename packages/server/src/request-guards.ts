@@ -6,14 +6,10 @@ import { BodyTooLargeError, UnauthenticatedError } from './errors.js';
 import type { Authenticate } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import { RequestTimeoutError } from './service-errors.js';
+import { isStreamRequest } from './stream-guard.js';
 
 /** Options of `requestGuards`: who the caller is, and how long a request may take (0: no limit). */
 export type RequestGuardOptions = { authenticate: Authenticate; timeoutMs: number };
-
-/** Whether a request asks for an event stream, which may stay open as long as its client wants. */
-function isStream(accept: string | undefined, path: string): boolean {
-  return (accept ?? '').includes('text/event-stream') || /\/events\/?$/.test(path);
-}
 
 /**
  * Middleware the server puts in front of routes: `timeout` answers a request
@@ -39,11 +35,14 @@ export function requestGuards(options: RequestGuardOptions): {
       : undefined;
   return {
     timeout: async (c, next) => {
-      if (timed === undefined || isStream(c.req.header('accept'), c.req.path)) return next();
+      const stream = isStreamRequest(c.req.method, c.req.path, c.req.header('accept'));
+      if (timed === undefined || stream) return next();
       return timed(c, next);
     },
     authenticated: async (c, next) => {
-      if ((await options.authenticate(c.req.raw)) === null) throw new UnauthenticatedError();
+      if ((await options.authenticate(c.req.raw)) === null) {
+        throw new UnauthenticatedError(c.req.header('authorization') !== undefined);
+      }
       return next();
     },
   };

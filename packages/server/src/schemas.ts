@@ -129,13 +129,15 @@ export const problemSchema = z
     status: z.number().int(),
     detail: z.string(),
     code: z.string(),
+    outcome: z.enum(['ran', 'not_run', 'unknown']).optional(),
   })
   .openapi('Problem');
 
 /** The error responses every authenticated route documents. */
 export const problemResponses = {
   400: {
-    description: 'Malformed JSON, or input that fails validation',
+    description:
+      'Malformed JSON, input that fails validation, or a body nesting deeper than the limit',
     content: { 'application/problem+json': { schema: problemSchema } },
   },
   401: {
@@ -147,7 +149,8 @@ export const problemResponses = {
     content: { 'application/problem+json': { schema: problemSchema } },
   },
   429: {
-    description: 'Rate limited; retry after Retry-After seconds',
+    description:
+      'Rate limited, or (on event streams) too many open; retry after Retry-After seconds',
     content: { 'application/problem+json': { schema: problemSchema } },
   },
 } as const;

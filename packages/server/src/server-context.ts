@@ -9,10 +9,18 @@ import { approvalsOf } from './saved-waits.js';
 import type { SavedWaits } from './saved-waits.js';
 import { isApprover } from './principal.js';
 import type { Principal } from './principal.js';
+import type { Authenticate } from './principal.js';
 import type { SessionLog, SessionRecord } from './server-log.js';
+import type { StreamLimits, StreamSlot } from './stream-limits.js';
 
-/** The hono environment of the routes: the authenticated principal. */
-export type ServerEnv = { Variables: { principal: Principal } };
+/**
+ * The hono environment of the routes: the authenticated principal, and
+ * the place under the stream limits a stream request was admitted to
+ * (until the stream takes it over).
+ */
+export type ServerEnv = {
+  Variables: { principal: Principal; streamSlot: StreamSlot | undefined };
+};
 
 /** The routes' app. */
 export type ServerApp = OpenAPIHono<ServerEnv>;
@@ -53,6 +61,12 @@ export type ServerContext = {
   pingMs: number;
   /** The server's Prometheus metrics. */
   metrics: ServerMetrics;
+  /** Finds a request's principal; asked again while an event stream stays open. */
+  authenticate: Authenticate;
+  /** Milliseconds between checks of an open event stream's credentials (0: none). */
+  streamAuthCheckMs: number;
+  /** How many event streams may be open, per principal and in all. */
+  streamLimits: StreamLimits;
 };
 
 /** Whether `principal` may see the session of `record`: its owner, or an approver. */

@@ -3,9 +3,11 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 /**
  * Where an event stream's text goes: `write` resolves once the client may
  * take more (a slow reader holds it back), and does nothing once the client
- * is gone; `end` closes the stream, if the client has not.
+ * is gone or the stream stopped, except the `last` text, which is queued
+ * even after the stream stopped, without waiting for the client; `end`
+ * closes the stream, if the client has not.
  */
-export type SseSink = { write(text: string): Promise<void>; end(): void };
+export type SseSink = { write(text: string, last?: boolean): Promise<void>; end(): void };
 
 /** `headers` as Node takes them: several `Set-Cookie` values stay several. */
 function nodeHeaders(headers: Headers): OutgoingHttpHeaders {
@@ -53,10 +55,10 @@ export function nodeSink(
     if (!written && !outgoing.writableEnded && !outgoing.destroyed) outgoing.flushHeaders();
   });
   return {
-    write: async (text) => {
-      if (stop.signal.aborted || outgoing.writableEnded) return;
+    write: async (text, last = false) => {
+      if ((stop.signal.aborted && !last) || outgoing.writableEnded || outgoing.destroyed) return;
       written = true;
-      if (!outgoing.write(text)) await drained(outgoing, stop.signal);
+      if (!outgoing.write(text) && !last) await drained(outgoing, stop.signal);
     },
     end: () => {
       outgoing.off('close', abort);
@@ -109,10 +111,10 @@ export function webSink(
     },
   });
   const sink: SseSink = {
-    write: async (text) => {
+    write: async (text, last = false) => {
       if (closed || output === undefined) return;
       output.enqueue(encoder.encode(text));
-      if ((output.desiredSize ?? 1) <= 0) {
+      if (!last && (output.desiredSize ?? 1) <= 0) {
         await new Promise<void>((resolve) => {
           waiting.push(resolve);
         });

@@ -1,13 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AgentCapabilities, BaseEvent } from '@ag-ui/core';
+import { EventType } from '@ag-ui/core';
+import type { AgentCapabilities, BaseEvent, RunErrorEvent } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
+import type { ClosingNote } from '../closing-frame.js';
 import { InvalidRequestError } from '../errors.js';
 import { followEvents } from '../follow.js';
 import type { ServerApp, ServerContext, ServerEnv } from '../server-context.js';
 import { problemResponses, problemSchema } from '../schemas.js';
+import { guardStream } from '../stream-guard.js';
 import { startAguiRun } from './agui-run.js';
 import type { FrontendTools } from './frontend-tools.js';
 import { parseOutline, showRun } from './run-outline.js';
@@ -98,7 +101,38 @@ function parseInput(body: unknown) {
   return input;
 }
 
-/** Writes the run's AG-UI events, SSE (with `: ping` comments) or protobuf, as the encoder chose. */
+/**
+ * The items of `items` until `signal` aborts, even while `items` waits for
+ * its next one (a run's events wait for the run's outline once its Parley
+ * events end): a stream closed early does not wait for the run to end.
+ */
+async function* untilAborted<T>(
+  items: AsyncIterable<T>,
+  signal: AbortSignal,
+): AsyncGenerator<T, void, undefined> {
+  const iterator = items[Symbol.asyncIterator]();
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next === 'aborted' || next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    // Finishes once the iterator gets past what it waits on; nothing is lost by not waiting.
+    void iterator.return?.()?.catch(() => undefined);
+  }
+}
+
+/**
+ * Writes the run's AG-UI events, SSE (with `: ping` comments) or protobuf,
+ * as the encoder chose. Once the caller's credentials are no longer valid,
+ * the stream ends with a `RUN_ERROR` (code `unauthenticated`) saying so;
+ * the run's replies go on.
+ */
 function respond(
   c: Context<ServerEnv>,
   context: ServerContext,
@@ -107,9 +141,14 @@ function respond(
 ): Response {
   const sse = encoder.getContentType() === 'text/event-stream';
   c.header('Content-Type', encoder.getContentType());
-  c.header('Cache-Control', 'no-cache');
+  c.header('Cache-Control', 'no-store');
+  const controller = new AbortController();
+  let closed: ClosingNote | undefined;
+  const release = guardStream(c, context, (note) => {
+    closed = note;
+    controller.abort();
+  });
   return stream(c, async (out) => {
-    const controller = new AbortController();
     const stop = (): void => {
       controller.abort();
     };
@@ -122,10 +161,19 @@ function respond(
         }, context.pingMs)
       : undefined;
     try {
-      for await (const event of events(controller.signal)) {
+      for await (const event of untilAborted(events(controller.signal), controller.signal)) {
         await out.write(encoder.encodeBinary(event));
       }
+      if (closed !== undefined && !out.aborted) {
+        const error: RunErrorEvent = {
+          type: EventType.RUN_ERROR,
+          message: closed.detail,
+          code: closed.reason,
+        };
+        await out.write(encoder.encodeBinary(error));
+      }
     } finally {
+      release();
       clearInterval(ping);
       context.closing.removeEventListener('abort', stop);
       controller.abort();

@@ -136,7 +136,7 @@ export async function startAguiRun(
   if (earlier !== undefined) {
     refuseOtherRequest(earlier, claim.requestHash);
     if (earlier.after === null || earlier.lastSeq === null || earlier.response === null) {
-      throw new IdempotencyKeyError(earlier.key, true);
+      throw new IdempotencyKeyError(earlier.key, true, earlier.heldUntil);
     }
     return { replay: earlier };
   }

@@ -29,7 +29,7 @@ export interface paths {
             'application/json': components['schemas']['SessionList'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -56,7 +56,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -135,7 +135,7 @@ export interface paths {
             'application/json': components['schemas']['SessionSummary'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -162,7 +162,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -209,7 +209,7 @@ export interface paths {
             'application/json': components['schemas']['Messages'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -236,7 +236,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -283,7 +283,7 @@ export interface paths {
             'application/json': components['schemas']['AuditRecords'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -310,7 +310,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -367,7 +367,7 @@ export interface paths {
             'text/event-stream': string;
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -430,7 +430,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -482,7 +482,7 @@ export interface paths {
             };
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -518,7 +518,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -614,7 +614,7 @@ export interface paths {
             'text/event-stream': string;
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -641,7 +641,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -725,7 +725,7 @@ export interface paths {
             'text/event-stream': string;
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -797,7 +797,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -842,7 +842,7 @@ export interface paths {
             'application/json': components['schemas']['Tools'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -869,7 +869,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -916,7 +916,7 @@ export interface paths {
             'application/json': components['schemas']['SessionPermission'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -943,7 +943,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -996,7 +996,7 @@ export interface paths {
             'application/json': components['schemas']['SessionPermission'];
           };
         };
-        /** @description Malformed JSON, or input that fails validation */
+        /** @description Malformed JSON, input that fails validation, or a body nesting deeper than the limit */
         400: {
           headers: {
             [name: string]: unknown;
@@ -1023,7 +1023,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Rate limited; retry after Retry-After seconds */
+        /** @description Rate limited, or (on event streams) too many open; retry after Retry-After seconds */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1055,6 +1055,8 @@ export interface components {
       status: number;
       detail: string;
       code: string;
+      /** @enum {string} */
+      outcome?: 'ran' | 'not_run' | 'unknown';
     };
     SessionList: {
       sessions: components['schemas']['SessionSummary'][];
