@@ -29,6 +29,9 @@ export type {
   McpElicitationInput,
   McpElicitationMetadata,
 } from './elicitation.js';
-export { mcpTexts, mcpToolName } from './mcp-tool.js';
+export { mcpTexts } from './mcp-tool.js';
+export { MAX_SERVER_NAME_CHARS, MAX_TOOL_NAME_CHARS, mcpToolName } from './names.js';
+export { MAX_DESCRIPTION_CHARS, MAX_SCHEMA_CHARS } from './tool-list.js';
+export type { McpToolProblem } from './tool-list.js';
 export type { McpTool } from './mcp-tool.js';
 export { toToolResponse } from './results.js';

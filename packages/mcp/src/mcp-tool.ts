@@ -19,14 +19,14 @@ import { McpServerError } from './errors.js';
 import type { HeldCalls } from './held-calls.js';
 import type { HeldElicitation, InFlightCall } from './in-flight-call.js';
 import { isJsonObject, jsonSchemaInput } from './json-schema.js';
-import type { JsonObject } from './json-schema.js';
+import type { CompiledSchema, JsonObject } from './json-schema.js';
+import { mcpToolName } from './names.js';
 import { toToolResponse } from './results.js';
 import type { McpRetry, McpServerConnection } from './server-connection.js';
+import type { McpToolEntry } from './tool-list.js';
 
-/** The Parley name of an MCP tool: `mcp__<server>__<tool>`, other characters as `_`. */
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-}
+/** The schema of a tool the server no longer lists: any object (its calls end as "gone"). */
+const anyObject: CompiledSchema = { usable: true, check: () => undefined };
 
 /** Texts of results the MCP layer writes itself. */
 export const mcpTexts = {
@@ -127,16 +127,15 @@ export function createMcpTool(
   held: HeldCalls,
 ): McpTool {
   const server = connection.name;
-  const name = mcpToolName(server, mcpName);
-  let last: McpToolDefinition | undefined = connection.definition(mcpName);
-  const current = (): McpToolDefinition | undefined => {
-    last = connection.definition(mcpName) ?? last;
-    return connection.definition(mcpName);
+  let last: McpToolEntry | undefined = connection.entry(mcpName);
+  const name = last?.name ?? mcpToolName(server, mcpName);
+  const current = (): McpToolEntry | undefined => {
+    last = connection.entry(mcpName) ?? last;
+    return connection.entry(mcpName);
   };
-  const annotations = (): ToolAnnotations => current()?.annotations ?? last?.annotations ?? {};
-  const schema = (): JsonObject => ({
-    ...(current()?.inputSchema ?? last?.inputSchema ?? { type: 'object' }),
-  });
+  const definition = (): McpToolDefinition | undefined => (current() ?? last)?.definition;
+  const annotations = (): ToolAnnotations => definition()?.annotations ?? {};
+  const compiled = (): CompiledSchema => (current() ?? last)?.schema ?? anyObject;
   const trustedHint = (hint: 'readOnlyHint' | 'idempotentHint'): boolean =>
     connection.trusted && annotations()[hint] === true;
   const isDestructive = (): boolean =>
@@ -266,16 +265,20 @@ export function createMcpTool(
     server,
     mcpName,
     get description() {
-      const definition = current() ?? last;
-      return definition?.description ?? definition?.title ?? mcpName;
+      const listed = definition();
+      const text = listed?.description ?? listed?.title ?? mcpName;
+      const schema = compiled();
+      return schema.usable ? text : `(Unavailable: its ${schema.reason}.) ${text}`;
     },
-    inputSchema: jsonSchemaInput(schema),
+    inputSchema: jsonSchemaInput(compiled),
     external: false,
     get idempotent() {
       return trustedHint('idempotentHint');
     },
     jsonSchema() {
-      const { $schema: _dialect, ...rest } = schema();
+      // A schema Parley cannot compile is not sent on either (a provider may refuse it).
+      if (!compiled().usable) return { type: 'object' };
+      const { $schema: _dialect, ...rest } = definition()?.inputSchema ?? { type: 'object' };
       return rest;
     },
     annotations,

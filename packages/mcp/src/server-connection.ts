@@ -17,6 +17,8 @@ import type { McpProtocol, McpServerConfig } from './config.js';
 import type { McpElicitationAnswer } from './elicitation.js';
 import { McpServerError } from './errors.js';
 import { InFlightCall } from './in-flight-call.js';
+import { readToolList } from './tool-list.js';
+import type { McpToolEntry, McpToolListing, McpToolProblem } from './tool-list.js';
 
 export type { McpToolDefinition };
 
@@ -66,7 +68,7 @@ export class McpServerConnection {
   private readonly onToolsChanged: () => void;
   private client: Client | undefined;
   private starting: Promise<Client> | undefined;
-  private definitions = new Map<string, McpToolDefinition>();
+  private listing: McpToolListing = { entries: new Map(), problems: [] };
   private readonly open = new Set<InFlightCall>();
   private closed = false;
 
@@ -91,17 +93,40 @@ export class McpServerConnection {
    * offered before the server runs; it starts on the first call.
    */
   seed(definitions: McpToolDefinition[]): void {
-    this.definitions = new Map(definitions.map((tool) => [tool.name, tool]));
+    this.list(definitions);
   }
 
-  /** The tools the server offered at the last listing. */
+  /** The tools the server offered at the last listing, as Parley offers them (capped). */
   tools(): McpToolDefinition[] {
-    return [...this.definitions.values()];
+    return [...this.listing.entries.values()].map((entry) => entry.definition);
+  }
+
+  /** The tools of the last listing with their Parley names and compiled schemas. */
+  entries(): McpToolEntry[] {
+    return [...this.listing.entries.values()];
+  }
+
+  /** The server's current entry for a tool, if it still offers it. */
+  entry(toolName: string): McpToolEntry | undefined {
+    return this.listing.entries.get(toolName);
   }
 
   /** The server's current definition of a tool, if it still offers it. */
   definition(toolName: string): McpToolDefinition | undefined {
-    return this.definitions.get(toolName);
+    return this.entry(toolName)?.definition;
+  }
+
+  /** What the last listing left out, trimmed or cannot call, and why. */
+  problems(): McpToolProblem[] {
+    return [...this.listing.problems];
+  }
+
+  /** Takes a new tool list: capped, compiled once, names checked; problems logged. */
+  private list(definitions: McpToolDefinition[]): void {
+    this.listing = readToolList(this.name, definitions);
+    for (const problem of this.listing.problems) {
+      this.logger.warn('MCP tool problem', { ...problem });
+    }
   }
 
   /** Starts the server if it is not running, and lists its tools. */
@@ -189,7 +214,7 @@ export class McpServerConnection {
                 });
                 return;
               }
-              this.definitions = new Map(tools.map((tool) => [tool.name, tool]));
+              this.list(tools);
               this.onToolsChanged();
             },
           },
@@ -207,7 +232,7 @@ export class McpServerConnection {
     try {
       await this.connectWithFallback(client, stderr, timeoutMs);
       const { tools } = await client.listTools(undefined, { timeout: timeoutMs });
-      this.definitions = new Map(tools.map((tool) => [tool.name, tool]));
+      this.list(tools);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw new McpServerError(
