@@ -4,6 +4,7 @@ import { checkMcpElicitationAnswer, parseElicitationCall } from '@parley/mcp';
 import type { McpElicitationAnswer, McpElicitationInput } from '@parley/mcp';
 import { promptAskUser } from './ask-user-prompt.js';
 import type { AskUserQuestion } from './ask-user-prompt.js';
+import { inert } from './inert.js';
 import type { Screen } from './renderer.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -84,7 +85,7 @@ async function fieldValue(
   field: Field,
   options: ElicitationPromptOptions,
 ): Promise<string | number | boolean | undefined> {
-  const label = `${field.title}${field.description === '' ? '' : ` (${field.description})`}`;
+  const label = inert(`${field.title}${field.description === '' ? '' : ` (${field.description})`}`);
   if (field.type === 'boolean') {
     const picked = await ask(
       question(field.title, label, [
@@ -121,10 +122,11 @@ async function fieldValue(
 
 /** The lines shown for an elicitation: who asks, and what. */
 export function formatElicitation(asked: McpElicitationInput, colors: Colors): string {
-  const head = `${colors.magenta(glyphs.ask)} ${colors.bold(`MCP server ${asked.server}`)} ${colors.magenta('asks you')} ${colors.dim(`(during ${asked.tool})`)}`;
-  const link =
-    asked.mode === 'url' ? `\n${colors.dim(glyphs.bar)} open: ${colors.bold(asked.url ?? '')}` : '';
-  return `${head}\n${colors.dim(glyphs.bar)} ${asked.message}${link}\n`;
+  const bar = colors.dim(glyphs.bar);
+  const head = `${colors.magenta(glyphs.ask)} ${colors.bold(`MCP server ${inert(asked.server)}`)} ${colors.magenta('asks you')} ${colors.dim(`(during ${inert(asked.tool)})`)}`;
+  const link = asked.mode === 'url' ? `\n${bar} open: ${colors.bold(inert(asked.url ?? ''))}` : '';
+  const message = inert(asked.message).split('\n').join(`\n${bar} `);
+  return `${head}\n${bar} ${message}${link}\n`;
 }
 
 /**
