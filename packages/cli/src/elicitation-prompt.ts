@@ -1,6 +1,6 @@
 import { input } from '@inquirer/prompts';
 import type { ToolCallBlock } from '@parley/core';
-import { checkMcpElicitationAnswer, parseElicitationCall } from '@parley/mcp';
+import { checkElicitationUrl, checkMcpElicitationAnswer, parseElicitationCall } from '@parley/mcp';
 import type { McpElicitationAnswer, McpElicitationInput } from '@parley/mcp';
 import { promptAskUser } from './ask-user-prompt.js';
 import type { AskUserQuestion } from './ask-user-prompt.js';
@@ -120,11 +120,21 @@ async function fieldValue(
   return field.type === 'number' || field.type === 'integer' ? Number(raw) : raw;
 }
 
+/** A URL request's link with its host spelled out, or why it is refused. */
+function linkLines(url: string, colors: Colors): string {
+  const bar = colors.dim(glyphs.bar);
+  const link = checkElicitationUrl(url);
+  if (!link.ok) {
+    return `${bar} ${colors.red(`${glyphs.error} link refused: ${link.reason}`)} ${colors.dim(inert(url))}`;
+  }
+  return `${bar} open: ${colors.bold(inert(link.url))}\n${bar} ${colors.dim('host:')} ${colors.bold(inert(link.host))}`;
+}
+
 /** The lines shown for an elicitation: who asks, and what. */
 export function formatElicitation(asked: McpElicitationInput, colors: Colors): string {
   const bar = colors.dim(glyphs.bar);
   const head = `${colors.magenta(glyphs.ask)} ${colors.bold(`MCP server ${inert(asked.server)}`)} ${colors.magenta('asks you')} ${colors.dim(`(during ${inert(asked.tool)})`)}`;
-  const link = asked.mode === 'url' ? `\n${bar} open: ${colors.bold(inert(asked.url ?? ''))}` : '';
+  const link = asked.mode === 'url' ? `\n${linkLines(asked.url ?? '', colors)}` : '';
   const message = inert(asked.message).split('\n').join(`\n${bar} `);
   return `${head}\n${bar} ${message}${link}\n`;
 }
@@ -142,6 +152,9 @@ export async function promptElicitation(
 ): Promise<McpElicitationAnswer> {
   const asked = parseElicitationCall(toolCall);
   options.screen.write(`\n${formatElicitation(asked, options.colors)}`);
+  // Only web links are offered; anything else is declined without asking.
+  if (asked.mode === 'url' && !checkElicitationUrl(asked.url ?? '').ok)
+    return { action: 'decline' };
   const choice = await ask(
     question(
       asked.server,

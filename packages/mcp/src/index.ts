@@ -15,6 +15,8 @@ export type {
   McpTransportServerConfig,
 } from './config.js';
 export { McpConfigError, McpServerError } from './errors.js';
+export { checkElicitationUrl } from './elicitation-url.js';
+export type { ElicitationUrlCheck } from './elicitation-url.js';
 export {
   MCP_ELICITATION,
   McpElicitation,

@@ -22,6 +22,7 @@ import { isJsonObject, jsonSchemaInput } from './json-schema.js';
 import type { CompiledSchema, JsonObject } from './json-schema.js';
 import { mcpToolName } from './names.js';
 import { toToolResponse } from './results.js';
+import { refusedLink } from './server-connection.js';
 import type { McpRetry, McpServerConnection } from './server-connection.js';
 import type { McpToolEntry } from './tool-list.js';
 
@@ -240,6 +241,15 @@ export function createMcpTool(
       if (elicitation === undefined) {
         const method = request['method'];
         return { unsupported: typeof method === 'string' ? method : 'an unknown request' };
+      }
+      const refused = refusedLink(elicitation);
+      if (refused !== undefined) {
+        connection.logger.warn('MCP elicitation link refused; answered decline', {
+          server,
+          reason: refused,
+        });
+        inputResponses[key] = { action: 'decline' };
+        continue;
       }
       return { suspend: suspendFor(server, mcpName, elicitation, { ...retry, key }) };
     }

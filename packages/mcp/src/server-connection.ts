@@ -15,6 +15,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import type { Logger } from '@parley/core';
 import type { McpProtocol, McpServerConfig } from './config.js';
 import type { McpElicitationAnswer } from './elicitation.js';
+import { checkElicitationUrl } from './elicitation-url.js';
 import { McpServerError } from './errors.js';
 import { InFlightCall } from './in-flight-call.js';
 import { readToolList } from './tool-list.js';
@@ -54,6 +55,16 @@ function negotiation(protocol: McpProtocol | undefined): {
   return { mode: { pin: protocol } };
 }
 
+/** Why a URL-mode elicitation's link is not offered, or undefined (a form, or a web link). */
+export function refusedLink(request: {
+  mode?: string | undefined;
+  url?: unknown;
+}): string | undefined {
+  if (request.mode !== 'url') return undefined;
+  const link = checkElicitationUrl(typeof request.url === 'string' ? request.url : '');
+  return link.ok ? undefined : link.reason;
+}
+
 /**
  * One configured MCP server: started on first use, restarted after it
  * died, its tools listed and kept fresh on `tools/list_changed`. Tool calls
@@ -64,7 +75,8 @@ function negotiation(protocol: McpProtocol | undefined): {
 export class McpServerConnection {
   readonly name: string;
   readonly config: McpServerConfig;
-  private readonly logger: Logger;
+  /** Where this server's problems are logged. */
+  readonly logger: Logger;
   private readonly onToolsChanged: () => void;
   private client: Client | undefined;
   private starting: Promise<Client> | undefined;
@@ -281,6 +293,14 @@ export class McpServerConnection {
   private route(
     request: ElicitRequestFormParams | ElicitRequestURLParams,
   ): Promise<McpElicitationAnswer> {
+    const refused = refusedLink(request);
+    if (refused !== undefined) {
+      this.logger.warn('MCP elicitation link refused; answered decline', {
+        server: this.name,
+        reason: refused,
+      });
+      return Promise.resolve({ action: 'decline' });
+    }
     for (const call of this.open) {
       if (!call.waiting && !call.settled) return call.elicit(request);
     }
