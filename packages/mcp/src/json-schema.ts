@@ -5,6 +5,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { RE2JS } from 're2js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 
 /** A JSON object, as MCP tool arguments and form answers are. */
@@ -98,6 +99,8 @@ function compileWith(engines: Engines, schema: JsonObject): CompiledSchema {
   try {
     engine = engines.for(dialectOf(schema));
     validate = engine.compile(schema);
+    // The function keeps what it needs; the engine keeps nothing per schema.
+    engine.removeSchema(schema);
   } catch (error) {
     return { usable: false, reason: `JSON Schema cannot be used (${describe(error)})` };
   }
@@ -125,6 +128,32 @@ export class SchemaCompiler {
   compile(schema: JsonObject): CompiledSchema {
     return compileWith(this.engines, schema);
   }
+}
+
+/**
+ * The validator the MCP client uses for a server's output schemas (it
+ * checks `structuredContent` against them): the same linear-time engine, so
+ * a pattern in an output schema cannot block the process either. A schema
+ * that cannot be compiled throws, which the client reports on that tool's
+ * calls only.
+ */
+export function outputSchemaValidator(): jsonSchemaValidator {
+  const compiler = new SchemaCompiler();
+  return {
+    getValidator<T>(schema: JsonObject): JsonSchemaValidator<T> {
+      const compiled = compiler.compile({ ...schema });
+      if (!compiled.usable) throw new Error(compiled.reason);
+      let problem: string | undefined;
+      const fits = (value: unknown): value is T => {
+        problem = compiled.check(value);
+        return problem === undefined;
+      };
+      return (input) =>
+        fits(input)
+          ? { valid: true, data: input, errorMessage: undefined }
+          : { valid: false, data: undefined, errorMessage: problem ?? 'does not fit the schema' };
+    },
+  };
 }
 
 /**

@@ -20,10 +20,12 @@ import type { HeldCalls } from './held-calls.js';
 import type { HeldElicitation, InFlightCall } from './in-flight-call.js';
 import { isJsonObject, jsonSchemaInput } from './json-schema.js';
 import type { CompiledSchema, JsonObject } from './json-schema.js';
+import { jsonProblem } from './json-bounds.js';
 import { mcpToolName } from './names.js';
 import { toToolResponse } from './results.js';
-import { refusedLink } from './server-connection.js';
+import { refusedElicitation } from './server-connection.js';
 import type { McpRetry, McpServerConnection } from './server-connection.js';
+import { MAX_SCHEMA_CHARS } from './tool-list.js';
 import type { McpToolEntry } from './tool-list.js';
 
 /** The schema of a tool the server no longer lists: any object (its calls end as "gone"). */
@@ -201,6 +203,13 @@ export function createMcpTool(
 
   /** Suspends for the first elicitation of a new `input_required` round. */
   function* firstOfRound(result: InputRequiredResult, round: number): Generator<ToolChunk> {
+    const problem = jsonProblem(result, { maxChars: MAX_SCHEMA_CHARS });
+    if (problem !== undefined) {
+      yield* errorChunks(
+        `MCP server '${server}' asked for input Parley cannot keep: the request is ${problem}.`,
+      );
+      return;
+    }
     const requests: Record<string, JsonObject> = {};
     for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
       if (!isJsonObject(request)) continue;
@@ -242,9 +251,9 @@ export function createMcpTool(
         const method = request['method'];
         return { unsupported: typeof method === 'string' ? method : 'an unknown request' };
       }
-      const refused = refusedLink(elicitation);
+      const refused = refusedElicitation(elicitation);
       if (refused !== undefined) {
-        connection.logger.warn('MCP elicitation link refused; answered decline', {
+        connection.logger.warn('MCP elicitation refused; answered decline', {
           server,
           reason: refused,
         });

@@ -18,7 +18,9 @@ import type { McpElicitationAnswer } from './elicitation.js';
 import { checkElicitationUrl } from './elicitation-url.js';
 import { McpServerError } from './errors.js';
 import { InFlightCall } from './in-flight-call.js';
-import { readToolList } from './tool-list.js';
+import { jsonProblem } from './json-bounds.js';
+import { outputSchemaValidator } from './json-schema.js';
+import { MAX_SCHEMA_CHARS, readToolList } from './tool-list.js';
 import type { McpToolEntry, McpToolListing, McpToolProblem } from './tool-list.js';
 
 export type { McpToolDefinition };
@@ -55,14 +57,22 @@ function negotiation(protocol: McpProtocol | undefined): {
   return { mode: { pin: protocol } };
 }
 
-/** Why a URL-mode elicitation's link is not offered, or undefined (a form, or a web link). */
-export function refusedLink(request: {
+/**
+ * Why an elicitation is answered `decline` without asking anyone, or
+ * undefined: a URL request whose link is not a web link, or a form whose
+ * schema is too deep or too large to keep in the session.
+ */
+export function refusedElicitation(request: {
   mode?: string | undefined;
   url?: unknown;
+  requestedSchema?: unknown;
 }): string | undefined {
-  if (request.mode !== 'url') return undefined;
-  const link = checkElicitationUrl(typeof request.url === 'string' ? request.url : '');
-  return link.ok ? undefined : link.reason;
+  if (request.mode === 'url') {
+    const link = checkElicitationUrl(typeof request.url === 'string' ? request.url : '');
+    return link.ok ? undefined : link.reason;
+  }
+  const problem = jsonProblem(request.requestedSchema, { maxChars: MAX_SCHEMA_CHARS });
+  return problem === undefined ? undefined : `the form's schema is ${problem}`;
 }
 
 /**
@@ -214,6 +224,7 @@ export class McpServerConnection {
       { name: 'parley', version: '0.1.0' },
       {
         capabilities: { elicitation: { form: {}, url: {} } },
+        jsonSchemaValidator: outputSchemaValidator(),
         versionNegotiation: negotiation(this.config.protocol),
         inputRequired: { autoFulfill: false },
         listChanged: {
@@ -293,9 +304,9 @@ export class McpServerConnection {
   private route(
     request: ElicitRequestFormParams | ElicitRequestURLParams,
   ): Promise<McpElicitationAnswer> {
-    const refused = refusedLink(request);
+    const refused = refusedElicitation(request);
     if (refused !== undefined) {
-      this.logger.warn('MCP elicitation link refused; answered decline', {
+      this.logger.warn('MCP elicitation refused; answered decline', {
         server: this.name,
         reason: refused,
       });

@@ -91,6 +91,30 @@ describe('a hostile server: schemas are compiled once, inside a try', () => {
     expect(resultEnd(events, 'ok')).toMatchObject({ state: 'success' });
   });
 
+  it('an output schema pattern is checked in linear time too (structuredContent)', async () => {
+    const outputSchema = {
+      type: 'object',
+      properties: { s: { type: 'string', pattern: '(a+)+$' } },
+    };
+    const mcp = await connectEvil({
+      tools: [{ ...toolDef('out'), outputSchema }],
+      results: {
+        out: {
+          content: [{ type: 'text', text: 'x' }],
+          structuredContent: { s: `${'a'.repeat(33)}!` },
+        },
+      },
+    });
+    const { agent } = scriptedAgent(
+      [{ toolCalls: [{ id: 'o', name: 'mcp__evil__out', input: {} }] }, { text: 'done' }],
+      mcp.tools,
+      allowAll,
+    );
+    const events = await collect(agent.replyStream('go'));
+    expect(resultEnd(events, 'o')).toMatchObject({ state: 'error' });
+    expect(JSON.stringify(agent.state.context)).toMatch(/must match pattern/);
+  });
+
   it('a pattern RE2 cannot read (look-ahead) makes the tool unavailable, not slow', async () => {
     const mcp = await connectEvil({
       tools: [toolDef('look', { properties: { s: { type: 'string', pattern: '^(?=a)a+$' } } })],

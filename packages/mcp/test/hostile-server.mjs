@@ -7,6 +7,7 @@
 //   raw         tool name -> the tools/call result as raw JSON text (e.g. nested 20,000 deep)
 //   elicit      tool name -> elicitation/create params sent during that call;
 //               the call's result then reports the answer as text
+//   elicitRaw   the same, the params as raw JSON text
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
@@ -32,14 +33,15 @@ function call(id, params) {
     send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${raw}}`);
     return;
   }
+  const elicitRaw = scenario.elicitRaw?.[name];
   const elicit = scenario.elicit?.[name];
-  if (elicit !== undefined) {
+  if (elicit !== undefined || elicitRaw !== undefined) {
     const askId = `ask-${nextId++}`;
     waiting.set(askId, (answer) =>
       reply(id, { content: [{ type: 'text', text: `answer: ${JSON.stringify(answer)}` }] }),
     );
     send(
-      JSON.stringify({ jsonrpc: '2.0', id: askId, method: 'elicitation/create', params: elicit }),
+      `{"jsonrpc":"2.0","id":${JSON.stringify(askId)},"method":"elicitation/create","params":${elicitRaw ?? JSON.stringify(elicit)}}`,
     );
     return;
   }

@@ -10,6 +10,7 @@ export type HostileScenario = {
   results?: Record<string, unknown>;
   raw?: Record<string, string>;
   elicit?: Record<string, unknown>;
+  elicitRaw?: Record<string, string>;
 };
 
 const script = fileURLToPath(new URL('./hostile-server.mjs', import.meta.url));
