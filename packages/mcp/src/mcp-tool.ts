@@ -28,6 +28,9 @@ import type { McpRetry, McpServerConnection } from './server-connection.js';
 import { MAX_SCHEMA_CHARS } from './tool-list.js';
 import type { McpToolEntry } from './tool-list.js';
 
+/** How many `input_required` rounds in a row Parley answers itself before ending the call. */
+const MAX_AUTOMATIC_ROUNDS = 4;
+
 /** The schema of a tool the server no longer lists: any object (its calls end as "gone"). */
 const anyObject: CompiledSchema = { usable: true, check: () => undefined };
 
@@ -38,6 +41,8 @@ export const mcpTexts = {
     `<system-reminder>The MCP server '${server}' held this call open in a process that is gone, so the answer could not reach it; the call's outcome is unknown.</system-reminder>`,
   unsupportedInput: (server: string, method: string) =>
     `MCP server '${server}' asked for '${method}', which Parley does not provide; the call cannot go on.`,
+  refusedRounds: (server: string, rounds: number) =>
+    `MCP server '${server}' asked ${rounds} times in a row only for what Parley refuses; the call ends.`,
   destructiveReason: 'the MCP server says this tool may change or delete data',
   destructive: (name: string) =>
     `${permissionMessages.ask(name)} (the server says this tool may change or delete data)`,
@@ -89,7 +94,7 @@ function suspendFor(
   };
   if (request.mode === 'url') {
     input.url = request.url;
-    input.elicitationId = request.elicitationId;
+    if (request.elicitationId !== '') input.elicitationId = request.elicitationId;
   } else {
     input.requestedSchema = { ...request.requestedSchema };
   }
@@ -103,9 +108,15 @@ function elicitationOf(request: unknown): HeldElicitation['request'] | undefined
   const params = request['params'];
   if (!isJsonObject(params) || typeof params['message'] !== 'string') return undefined;
   if (params['mode'] === 'url') {
+    // The 2026 revision's URL requests carry no elicitationId (the round's key names them).
     const { url, elicitationId, message } = params;
-    if (typeof url !== 'string' || typeof elicitationId !== 'string') return undefined;
-    return { mode: 'url', url, elicitationId, message };
+    if (typeof url !== 'string') return undefined;
+    return {
+      mode: 'url',
+      url,
+      elicitationId: typeof elicitationId === 'string' ? elicitationId : '',
+      message,
+    };
   }
   const schema = params['requestedSchema'];
   if (!isJsonObject(schema)) return undefined;
@@ -173,23 +184,34 @@ export function createMcpTool(
         call = holding.call;
       }
     }
-    const round = answers.reduce((max, item) => Math.max(max, roundOf(item) + 1), 0);
-    const event = await call.nextUnless(context.signal);
-    switch (event.kind) {
-      case 'elicit':
-        held.hold(context.toolCallId, call, event.answer);
-        yield suspendFor(server, mcpName, event.request);
-        return;
-      case 'input_required':
-        yield* firstOfRound(event.result, round);
-        return;
-      case 'result':
-        yield* responseChunks(toToolResponse(event.result));
-        return;
-      case 'failed':
-        if (context.signal.aborted) throw event.error;
-        yield* errorChunks(failureText(server, event.error));
-        return;
+    let round = answers.reduce((max, item) => Math.max(max, roundOf(item) + 1), 0);
+    // Rounds whose every request Parley answered itself (refused links) are retried at once.
+    for (let automatic = 0; ; automatic++) {
+      const event = await call.nextUnless(context.signal);
+      switch (event.kind) {
+        case 'elicit':
+          held.hold(context.toolCallId, call, event.answer);
+          yield suspendFor(server, mcpName, event.request);
+          return;
+        case 'input_required': {
+          const retry = yield* firstOfRound(event.result, round);
+          if (retry === undefined) return;
+          if (automatic >= MAX_AUTOMATIC_ROUNDS) {
+            yield* errorChunks(mcpTexts.refusedRounds(server, MAX_AUTOMATIC_ROUNDS));
+            return;
+          }
+          call = connection.call(mcpName, input, retry);
+          round += 1;
+          continue;
+        }
+        case 'result':
+          yield* responseChunks(toToolResponse(event.result));
+          return;
+        case 'failed':
+          if (context.signal.aborted) throw event.error;
+          yield* errorChunks(failureText(server, event.error));
+          return;
+      }
     }
   }
 
@@ -201,8 +223,14 @@ export function createMcpTool(
     }
   }
 
-  /** Suspends for the first elicitation of a new `input_required` round. */
-  function* firstOfRound(result: InputRequiredResult, round: number): Generator<ToolChunk> {
+  /**
+   * Suspends for the first elicitation of a new `input_required` round; when
+   * Parley answered every request itself (declined links), returns the retry.
+   */
+  function* firstOfRound(
+    result: InputRequiredResult,
+    round: number,
+  ): Generator<ToolChunk, McpRetry | undefined> {
     const problem = jsonProblem(result, { maxChars: MAX_SCHEMA_CHARS });
     if (problem !== undefined) {
       yield* errorChunks(
@@ -221,11 +249,15 @@ export function createMcpTool(
       ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
     };
     const next = nextRetry({ ...retry, key: '' }, []);
-    if ('retry' in next) {
-      yield* errorChunks(`MCP server '${server}' asked for input without saying what.`);
-    } else {
+    if (!('retry' in next)) {
       yield* stop(next);
+      return undefined;
     }
+    if (Object.keys(next.retry.inputResponses).length === 0) {
+      yield* errorChunks(`MCP server '${server}' asked for input without saying what.`);
+      return undefined;
+    }
+    return next.retry;
   }
 
   /** Suspends for the next request, or ends the call when the server asks for what Parley lacks. */
