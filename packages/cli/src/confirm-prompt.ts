@@ -2,7 +2,7 @@ import { input, select } from '@inquirer/prompts';
 import { assertNever } from '@parley/core';
 import type { ConfirmResult, PermissionAsk, ToolCallBlock } from '@parley/core';
 import { describeRule, parseJson, prettyInput, truncate } from './format.js';
-import { inert } from './inert.js';
+import { inert, inertJson } from './inert.js';
 import type { Screen } from './renderer.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -137,7 +137,7 @@ export async function promptConfirm(
       const parsed = parseJson(toolCall.input);
       const edited = await input({
         message: 'Input (JSON):',
-        default: parsed === undefined ? toolCall.input : JSON.stringify(parsed),
+        default: parsed === undefined ? inert(toolCall.input) : inertJson(JSON.stringify(parsed)),
         prefill: 'editable',
         validate: (raw) => {
           if (parseJson(raw) === undefined) return 'That is not valid JSON.';

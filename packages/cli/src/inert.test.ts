@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inert } from './inert.js';
+import { inert, inertJson } from './inert.js';
 
 describe('inert: untrusted text shows its controls instead of obeying them', () => {
   it('leaves plain text, newlines and tabs alone', () => {
@@ -21,6 +21,13 @@ describe('inert: untrusted text shows its controls instead of obeying them', () 
     );
     expect(inert('\u001b]52;c;cm0gLXJmIH4=\u001b\\')).toBe('␛]52;c;cm0gLXJmIH4=␛\\');
     expect(inert('\u009d52;c;eA==\u009c')).toBe('⟨U+009D⟩52;c;eA==⟨U+009C⟩');
+  });
+
+  it('inertJson escapes what JSON.stringify leaves raw, keeping the value', () => {
+    const value = { name: 'file\u202Etxt.exe', csi: '\u009b2J', esc: '\u001b[2J' };
+    const json = inertJson(JSON.stringify(value));
+    expect(json).toBe('{"name":"file\\u202etxt.exe","csi":"\\u009b2J","esc":"\\u001b[2J"}');
+    expect(JSON.parse(json)).toEqual(value);
   });
 
   it('bidi overrides and isolates, and DEL, are shown', () => {

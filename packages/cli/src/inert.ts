@@ -19,6 +19,15 @@ const unsafe =
   // eslint-disable-next-line no-control-regex -- matching controls is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
+/**
+ * JSON text with those characters written as `\uXXXX` escapes: the same
+ * value, with nothing for the terminal to obey (for JSON a person edits).
+ * `JSON.stringify` escapes C0 controls itself, not C1 or bidi controls.
+ */
+export function inertJson(json: string): string {
+  return json.replace(unsafe, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function visible(char: string): string {
   const code = char.charCodeAt(0);
   if (code < 0x20) return String.fromCharCode(0x2400 + code);
