@@ -141,8 +141,13 @@ export class McpConnections {
             tool: entry.definition.name,
             reason: `left out: ${entry.name} is already the name of tool '${known.mcpName}' of server '${known.server}'`,
           };
-          this.clashes.push(clash);
-          this.logger.warn('MCP tool problem', { ...clash });
+          const seen = this.clashes.some(
+            (other) => other.server === clash.server && other.tool === clash.tool,
+          );
+          if (!seen) {
+            this.clashes.push(clash);
+            this.logger.warn('MCP tool problem', { ...clash });
+          }
         }
       }
     }
