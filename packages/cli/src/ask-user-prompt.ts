@@ -2,6 +2,7 @@ import { checkbox, input } from '@inquirer/prompts';
 import { askUserInputSchema } from '@parley/core';
 import type { AskUserAnswer, AskUserInput, ToolCallBlock } from '@parley/core';
 import { chip, parseJson, truncate } from './format.js';
+import { inert } from './inert.js';
 import type { PickerOption } from './option-layout.js';
 import { optionPicker } from './option-picker.js';
 import type { Screen } from './renderer.js';
@@ -33,10 +34,10 @@ export function formatQuestionIntro(
   const counter =
     position.total > 1 ? colors.dim(`  ${position.index + 1} of ${position.total}`) : '';
   const kind = question.multiSelect === true ? colors.dim('  (choose any)') : '';
-  const lines = [`${chip(question.header, colors)}${counter}${kind}`];
+  const lines = [`${chip(inert(question.header), colors)}${counter}${kind}`];
   if (question.context !== undefined && question.context.trim() !== '') {
     const room = Math.max(8, width - 2);
-    for (const line of question.context.replace(/\s+$/, '').split('\n')) {
+    for (const line of inert(question.context.replace(/\s+$/, '')).split('\n')) {
       lines.push(`${colors.dim(glyphs.bar)} ${truncate(line, room)}`);
     }
   }
@@ -66,14 +67,14 @@ async function askSingle(
 ): Promise<AskUserAnswer> {
   const choices: PickerOption[] = [
     ...question.options.map((option) => ({
-      label: option.label,
-      description: option.description,
-      ...(option.preview === undefined ? {} : { preview: option.preview }),
+      label: inert(option.label),
+      description: inert(option.description),
+      ...(option.preview === undefined ? {} : { preview: inert(option.preview) }),
     })),
     otherOption,
   ];
   const index = await optionPicker({
-    message: question.question,
+    message: inert(question.question),
     options: choices,
     colors: options.colors,
     columns: () => options.screen.columns(),
@@ -91,18 +92,20 @@ async function askMany(
   const other = -1;
   const labelWidth = Math.max(
     otherOption.label.length,
-    ...question.options.map((option) => option.label.length),
+    ...question.options.map((option) => inert(option.label).length),
   );
   const name = (label: string, description: string): string =>
-    description === '' ? label : `${label.padEnd(labelWidth)}  ${colors.dim(description)}`;
+    description === ''
+      ? inert(label)
+      : `${inert(label).padEnd(labelWidth)}  ${colors.dim(inert(description))}`;
   const picked = await checkbox<number>({
-    message: question.question,
+    message: inert(question.question),
     required: true,
     choices: [
       ...question.options.map((option, index) => ({
         value: index,
         name: name(option.label, option.description),
-        short: option.label,
+        short: inert(option.label),
       })),
       {
         value: other,

@@ -19,6 +19,7 @@ import { promptElicitation } from './elicitation-prompt.js';
 import { promptConfirm } from './confirm-prompt.js';
 import { promptExternal } from './external-prompt.js';
 import { oneLine } from './format.js';
+import { inert } from './inert.js';
 import type { EventRenderer, Screen } from './renderer.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -126,7 +127,7 @@ async function stream(input: ReplyInput | undefined, options: ChatLoopOptions): 
     ok = false;
     renderer.finish();
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    screen.write(`${colors.red(`${glyphs.error} ${oneLine(text)}`)}\n`);
+    screen.write(`${colors.red(`${glyphs.error} ${inert(oneLine(text))}`)}\n`);
   } finally {
     release();
     renderer.finish();

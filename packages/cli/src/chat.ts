@@ -133,7 +133,7 @@ async function runSession(
   try {
     if (mcp !== undefined) {
       setup.tools.push(...mcp.tools);
-      setup.notes.push(mcp.note);
+      setup.notes.push(...mcp.notes);
     }
     return await runWithTools(args, environment, session, {
       setup,

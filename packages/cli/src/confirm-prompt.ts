@@ -2,6 +2,7 @@ import { input, select } from '@inquirer/prompts';
 import { assertNever } from '@parley/core';
 import type { ConfirmResult, PermissionAsk, ToolCallBlock } from '@parley/core';
 import { describeRule, parseJson, prettyInput, truncate } from './format.js';
+import { inert, inertJson } from './inert.js';
 import type { Screen } from './renderer.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -31,7 +32,7 @@ export function formatConfirmRequest(
       : [...lines.slice(0, maxInputLines - 1), `… ${lines.length - maxInputLines + 1} more lines`];
   const room = Math.max(8, width - 2);
   const out = [
-    `${colors.yellow(glyphs.ask)} ${colors.bold(toolCall.name)} ${colors.yellow('needs your permission')}`,
+    `${colors.yellow(glyphs.ask)} ${colors.bold(inert(toolCall.name))} ${colors.yellow('needs your permission')}`,
     ...reasonLines(ask, colors, room),
     ...shown.map((line) => `${bar} ${truncate(line, room)}`),
   ];
@@ -47,7 +48,7 @@ function reasonLines(ask: PermissionAsk | undefined, colors: Colors, room: numbe
   const bar = colors.dim(glyphs.bar);
   const lines: string[] = [];
   if (ask?.decisionReason !== undefined && ask.decisionReason !== '') {
-    lines.push(`${bar} ${colors.yellow(truncate(`why: ${ask.decisionReason}`, room))}`);
+    lines.push(`${bar} ${colors.yellow(truncate(inert(`why: ${ask.decisionReason}`), room))}`);
   }
   if (ask?.bypassImmune === true) {
     lines.push(`${bar} ${colors.dim(truncate('a safety check: no rule or mode clears it', room))}`);
@@ -121,7 +122,7 @@ export async function promptConfirm(
   const { screen, colors } = options;
   screen.write(`\n${formatConfirmRequest(toolCall, colors, screen.columns(), ask)}`);
   const choice = await select<ConfirmChoice>({
-    message: `Allow ${toolCall.name}?`,
+    message: `Allow ${inert(toolCall.name)}?`,
     choices: confirmChoices(toolCall),
   });
   switch (choice) {
@@ -136,7 +137,7 @@ export async function promptConfirm(
       const parsed = parseJson(toolCall.input);
       const edited = await input({
         message: 'Input (JSON):',
-        default: parsed === undefined ? toolCall.input : JSON.stringify(parsed),
+        default: parsed === undefined ? inert(toolCall.input) : inertJson(JSON.stringify(parsed)),
         prefill: 'editable',
         validate: (raw) => {
           if (parseJson(raw) === undefined) return 'That is not valid JSON.';

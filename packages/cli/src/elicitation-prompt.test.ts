@@ -68,7 +68,24 @@ describe('MCP elicitation in the console', () => {
         url: 'https://example.test/auth',
       }),
     );
-    expect(formatElicitation(link, colors)).toContain('│ open: https://example.test/auth');
+    expect(formatElicitation(link, colors)).toContain(
+      '│ open: https://example.test/auth\n│ host: example.test',
+    );
+  });
+
+  it('a link that is not https: (or http: to this machine) is shown refused, not offered', () => {
+    const asked = (url: string) =>
+      formatElicitation(
+        parseElicitationCall(
+          call({ server: 'ev', tool: 'login', mode: 'url', message: 'Sign in', url }),
+        ),
+        plainColors,
+      );
+    expect(asked('javascript:alert(1)')).toContain(
+      '│ ✗ link refused: only https: links (and http: to this machine) are offered, not javascript:',
+    );
+    expect(asked('javascript:alert(1)')).not.toContain('open:');
+    expect(asked('http://127.0.0.1:5000/cb')).toContain('│ host: 127.0.0.1:5000');
   });
 
   it('--mcp FILE is parsed, and a bad file is an error naming it', async () => {

@@ -1,9 +1,10 @@
 import { input } from '@inquirer/prompts';
 import type { ToolCallBlock } from '@parley/core';
-import { checkMcpElicitationAnswer, parseElicitationCall } from '@parley/mcp';
+import { checkElicitationUrl, checkMcpElicitationAnswer, parseElicitationCall } from '@parley/mcp';
 import type { McpElicitationAnswer, McpElicitationInput } from '@parley/mcp';
 import { promptAskUser } from './ask-user-prompt.js';
 import type { AskUserQuestion } from './ask-user-prompt.js';
+import { inert } from './inert.js';
 import type { Screen } from './renderer.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -84,7 +85,7 @@ async function fieldValue(
   field: Field,
   options: ElicitationPromptOptions,
 ): Promise<string | number | boolean | undefined> {
-  const label = `${field.title}${field.description === '' ? '' : ` (${field.description})`}`;
+  const label = inert(`${field.title}${field.description === '' ? '' : ` (${field.description})`}`);
   if (field.type === 'boolean') {
     const picked = await ask(
       question(field.title, label, [
@@ -119,12 +120,23 @@ async function fieldValue(
   return field.type === 'number' || field.type === 'integer' ? Number(raw) : raw;
 }
 
+/** A URL request's link with its host spelled out, or why it is refused. */
+function linkLines(url: string, colors: Colors): string {
+  const bar = colors.dim(glyphs.bar);
+  const link = checkElicitationUrl(url);
+  if (!link.ok) {
+    return `${bar} ${colors.red(`${glyphs.error} link refused: ${link.reason}`)} ${colors.dim(inert(url))}`;
+  }
+  return `${bar} open: ${colors.bold(inert(link.url))}\n${bar} ${colors.dim('host:')} ${colors.bold(inert(link.host))}`;
+}
+
 /** The lines shown for an elicitation: who asks, and what. */
 export function formatElicitation(asked: McpElicitationInput, colors: Colors): string {
-  const head = `${colors.magenta(glyphs.ask)} ${colors.bold(`MCP server ${asked.server}`)} ${colors.magenta('asks you')} ${colors.dim(`(during ${asked.tool})`)}`;
-  const link =
-    asked.mode === 'url' ? `\n${colors.dim(glyphs.bar)} open: ${colors.bold(asked.url ?? '')}` : '';
-  return `${head}\n${colors.dim(glyphs.bar)} ${asked.message}${link}\n`;
+  const bar = colors.dim(glyphs.bar);
+  const head = `${colors.magenta(glyphs.ask)} ${colors.bold(`MCP server ${inert(asked.server)}`)} ${colors.magenta('asks you')} ${colors.dim(`(during ${inert(asked.tool)})`)}`;
+  const link = asked.mode === 'url' ? `\n${linkLines(asked.url ?? '', colors)}` : '';
+  const message = inert(asked.message).split('\n').join(`\n${bar} `);
+  return `${head}\n${bar} ${message}${link}\n`;
 }
 
 /**
@@ -140,6 +152,9 @@ export async function promptElicitation(
 ): Promise<McpElicitationAnswer> {
   const asked = parseElicitationCall(toolCall);
   options.screen.write(`\n${formatElicitation(asked, options.colors)}`);
+  // Only web links are offered; anything else is declined without asking.
+  if (asked.mode === 'url' && !checkElicitationUrl(asked.url ?? '').ok)
+    return { action: 'decline' };
   const choice = await ask(
     question(
       asked.server,

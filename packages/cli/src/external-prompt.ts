@@ -1,6 +1,7 @@
 import { input, select } from '@inquirer/prompts';
 import type { ToolCallBlock, ToolResultBlock } from '@parley/core';
 import { parseJson, prettyInput, truncate } from './format.js';
+import { inert } from './inert.js';
 import type { Screen } from './renderer.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -14,7 +15,7 @@ export function formatExternalRequest(
   const bar = colors.dim(glyphs.bar);
   const room = Math.max(8, width - 2);
   const lines = [
-    `${colors.magenta(glyphs.ask)} ${colors.bold(toolCall.name)} ${colors.magenta('is yours to run')} ${colors.dim('(external tool: do it, then report the result)')}`,
+    `${colors.magenta(glyphs.ask)} ${colors.bold(inert(toolCall.name))} ${colors.magenta('is yours to run')} ${colors.dim('(external tool: do it, then report the result)')}`,
     ...prettyInput(toolCall.input)
       .split('\n')
       .map((line) => `${bar} ${truncate(line, room)}`),
@@ -66,7 +67,7 @@ export async function promptExternal(
   const { screen, colors } = options;
   screen.write(`\n${formatExternalRequest(toolCall, colors, screen.columns())}`);
   const outcome = await select<'success' | 'error'>({
-    message: `How did ${toolCall.name} go?`,
+    message: `How did ${inert(toolCall.name)} go?`,
     choices: [
       { value: 'success', name: 'Done', description: 'It worked; type what happened.' },
       { value: 'error', name: 'Failed', description: 'It did not work; type the error.' },
@@ -80,7 +81,7 @@ export async function promptExternal(
     return externalResult(toolCall, outcome, text);
   }
   const raw = await input({
-    message: `${toolCall.name} also expects result metadata (JSON object):`,
+    message: `${inert(toolCall.name)} also expects result metadata (JSON object):`,
     validate: (value) => {
       const parsed = parseJson(value);
       if (!isRecord(parsed)) return 'Type a JSON object, e.g. {"url": "https://…"}.';

@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { assertNever } from '@parley/core';
 import type { PermissionRule, ToolResultBlock, ToolResultState } from '@parley/core';
+import { inert } from './inert.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
 
@@ -41,14 +42,18 @@ export function parseJson(raw: string): unknown {
   }
 }
 
-/** A tool input pretty-printed (two-space JSON), or the raw text when it is not JSON. */
+/** A tool input pretty-printed (two-space JSON), or the raw text when it is not JSON; inert. */
 export function prettyInput(raw: string): string {
   const parsed = parseJson(raw);
-  return parsed === undefined ? raw : JSON.stringify(parsed, null, 2);
+  return inert(parsed === undefined ? raw : JSON.stringify(parsed, null, 2));
 }
 
-/** A tool input on one line: `key: value, …` for an object, else compact JSON or raw text. */
+/** A tool input on one line: `key: value, …` for an object, else compact JSON or raw text; inert. */
 export function compactInput(raw: string): string {
+  return inert(compactText(raw));
+}
+
+function compactText(raw: string): string {
   const parsed = parseJson(raw);
   if (parsed === undefined) return oneLine(raw);
   if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
@@ -83,11 +88,13 @@ export function formatToolCall(
   width: number,
   colors: Colors,
 ): string {
-  const head = `${glyphs.call} ${name}`;
-  const summary =
-    (name === 'AskUser' ? askUserSummary(rawInput) : undefined) ?? compactInput(rawInput);
+  const shownName = inert(name);
+  const head = `${glyphs.call} ${shownName}`;
+  const summary = inert(
+    (name === 'AskUser' ? askUserSummary(rawInput) : undefined) ?? compactText(rawInput),
+  );
   const args = truncate(`(${summary})`, Math.max(8, width - visibleWidth(head)));
-  return `${colors.cyan(glyphs.call)} ${colors.bold(name)}${colors.dim(args)}`;
+  return `${colors.cyan(glyphs.call)} ${colors.bold(shownName)}${colors.dim(args)}`;
 }
 
 /** The text of a tool result's output; data blocks show as `[mediaType]`. */
@@ -136,12 +143,12 @@ export function formatToolResult(
   colors: Colors,
   label?: string,
 ): string {
-  const lines = stripReminder(text)
+  const lines = inert(stripReminder(text))
     .split('\n')
     .filter((line) => line.trim() !== '');
   const first = lines[0] ?? (state === 'success' ? 'done' : state);
   const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : '';
-  const name = label === undefined ? '' : `${label} `;
+  const name = label === undefined ? '' : `${inert(label)} `;
   const room = Math.max(8, width - 6 - visibleWidth(name) - more.length);
   const body = truncate(first.trim(), room);
   const painted =
@@ -153,10 +160,11 @@ export function formatToolResult(
 
 /** A permission rule as a person reads it: `write_note (every call)`, `Bash(git status:*)`. */
 export function describeRule(rule: PermissionRule): string {
-  const what =
+  const what = inert(
     rule.ruleContent === null
       ? `${rule.toolName} (every call)`
-      : `${rule.toolName}(${rule.ruleContent})`;
+      : `${rule.toolName}(${rule.ruleContent})`,
+  );
   return rule.behavior === 'allow' ? what : `${rule.behavior} ${what}`;
 }
 

@@ -1,8 +1,14 @@
 import { resolve } from 'node:path';
 import type { AnyTool } from '@parley/core';
+import { inert } from './inert.js';
 
 /** The MCP servers' tools for a chat, and how to stop the servers afterwards. */
-export type McpToolSet = { tools: AnyTool[]; note: string; close: () => Promise<void> };
+export type McpToolSet = {
+  tools: AnyTool[];
+  /** What to tell the person: the tools offered, then each tool left out, trimmed or unusable. */
+  notes: string[];
+  close: () => Promise<void>;
+};
 
 /**
  * `--mcp FILE`: reads the config (the loader `parley serve` will share),
@@ -16,7 +22,12 @@ export async function loadMcpTools(path: string): Promise<McpToolSet> {
   const count = mcp.mcpTools.length;
   return {
     tools: mcp.tools,
-    note: `MCP: ${count} tool${count === 1 ? '' : 's'} from ${mcp.servers.join(', ')}`,
+    notes: [
+      `MCP: ${count} tool${count === 1 ? '' : 's'} from ${mcp.servers.join(', ')}`,
+      ...mcp.problems.map((problem) =>
+        inert(`MCP server '${problem.server}', tool '${problem.tool}': ${problem.reason}`),
+      ),
+    ],
     close: () => mcp.close(),
   };
 }

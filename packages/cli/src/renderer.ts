@@ -1,6 +1,7 @@
 import { assertNever } from '@parley/core';
 import type { AgentEvent, ToolResultState } from '@parley/core';
 import { formatToolCall, formatToolResult, oneLine, truncate } from './format.js';
+import { inert } from './inert.js';
 import type { Spinner } from './spinner.js';
 import type { Colors } from './theme.js';
 import { glyphs } from './theme.js';
@@ -82,7 +83,7 @@ export class EventRenderer {
         if (this.modelActive) this.spinner.start('thinking…');
         return;
       case 'DATA_BLOCK_START':
-        this.line(this.colors.dim(`[${event.mediaType}]`));
+        this.line(this.colors.dim(`[${inert(event.mediaType)}]`));
         return;
       case 'DATA_BLOCK_DELTA':
       case 'DATA_BLOCK_END':
@@ -90,13 +91,13 @@ export class EventRenderer {
       case 'HINT_BLOCK':
         this.line(
           this.colors.dim(
-            `hint: ${typeof event.hint === 'string' ? oneLine(event.hint) : '(content)'}`,
+            `hint: ${typeof event.hint === 'string' ? inert(oneLine(event.hint)) : '(content)'}`,
           ),
         );
         return;
       case 'TOOL_CALL_START':
         this.calls.set(event.toolCallId, { name: event.toolCallName, input: '' });
-        this.spinner.start(`preparing ${event.toolCallName}…`);
+        this.spinner.start(`preparing ${inert(event.toolCallName)}…`);
         return;
       case 'TOOL_CALL_DELTA': {
         const call = this.calls.get(event.toolCallId);
@@ -115,14 +116,14 @@ export class EventRenderer {
         this.results.set(event.toolCallId, { name: event.toolCallName, text: '' });
         if (!this.options.isExternal(event.toolCallName)) {
           this.running.add(event.toolCallId);
-          this.spinner.start(`running ${event.toolCallName}…`);
+          this.spinner.start(`running ${inert(event.toolCallName)}…`);
         }
         return;
       case 'TOOL_RESULT_TEXT_DELTA':
         this.openResult(event.toolCallId).text += event.delta;
         return;
       case 'TOOL_RESULT_DATA_DELTA':
-        this.openResult(event.toolCallId).text += `[${event.mediaType}]`;
+        this.openResult(event.toolCallId).text += `[${inert(event.mediaType)}]`;
         return;
       case 'TOOL_RESULT_END':
         this.endResult(event.toolCallId, event.state);
@@ -146,7 +147,7 @@ export class EventRenderer {
           const error = event.error;
           const text =
             error === undefined ? 'The reply failed.' : `${error.type}: ${error.message}`;
-          this.line(this.colors.red(`${glyphs.error} ${truncate(oneLine(text), 400)}`));
+          this.line(this.colors.red(`${glyphs.error} ${truncate(inert(oneLine(text)), 400)}`));
         } else if (event.finishedReason === 'exceed_max_iters') {
           this.line(this.colors.yellow('The reply stopped at the iteration limit.'));
         }
@@ -183,13 +184,13 @@ export class EventRenderer {
     this.line(formatToolResult(state, open.text, this.screen.columns(), this.colors, label));
     this.lastCallShown = undefined;
     const still = [...this.running][0];
-    if (still !== undefined) this.spinner.start(`running ${this.openResult(still).name}…`);
+    if (still !== undefined) this.spinner.start(`running ${inert(this.openResult(still).name)}…`);
     else if (this.modelActive) this.spinner.start('thinking…');
   }
 
   private stream(text: string): void {
     this.spinner.stop();
-    const out = this.wrap.push(text);
+    const out = this.wrap.push(inert(text));
     if (out !== '') this.screen.write(this.paint(out));
   }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { describeZodIssues } from '@parley/core';
 import type { Transport } from '@modelcontextprotocol/client';
 import { McpConfigError } from './errors.js';
+import { MAX_SERVER_NAME_CHARS } from './names.js';
 
 /** Which MCP protocol era to speak: `legacy` (2025 revisions), `auto` (probe), or the 2026 revision pinned. */
 export type McpProtocol = 'legacy' | 'auto' | '2026-07-28';
@@ -60,10 +61,25 @@ export type McpConfig = { mcpServers: Record<string, McpServerConfig> };
 /** Server names become part of tool names (`mcp__<server>__<tool>`), so they are kept plain. */
 const serverNamePattern = /^[A-Za-z0-9_-]+$/;
 
+/**
+ * A server name must make the server part of `mcp__<server>__<tool>`
+ * readable exactly: no `__` inside and no `_` at the end (or server `git_`
+ * would hide behind rules for `git`), and short enough to leave the tool
+ * part room within the 64 characters model APIs accept.
+ */
 function checkName(name: string): void {
-  if (!serverNamePattern.test(name) || name.includes('__')) {
+  const problem = !serverNamePattern.test(name)
+    ? 'the name may only use letters, digits, "_" and "-"'
+    : name.includes('__')
+      ? 'the name must not contain "__"'
+      : name.endsWith('_')
+        ? 'the name must not end with "_"'
+        : name.length > MAX_SERVER_NAME_CHARS
+          ? `the name must be at most ${MAX_SERVER_NAME_CHARS} characters`
+          : undefined;
+  if (problem !== undefined) {
     throw new McpConfigError(
-      'the name may only use letters, digits, "_" and "-", and must not contain "__" (it becomes part of the tool names mcp__<server>__<tool>)',
+      `${problem} (it becomes the server part of the tool names mcp__<server>__<tool>)`,
       { server: name },
     );
   }

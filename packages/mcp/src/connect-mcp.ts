@@ -7,6 +7,7 @@ import { createMcpTool } from './mcp-tool.js';
 import type { McpTool } from './mcp-tool.js';
 import { McpServerConnection } from './server-connection.js';
 import type { McpToolDefinition } from './server-connection.js';
+import type { McpToolProblem } from './tool-list.js';
 
 /** Options of `connectMcp`. */
 export type ConnectMcpOptions = {
@@ -38,10 +39,13 @@ export class McpConnections {
   private readonly held: HeldCalls;
   private readonly byName = new Map<string, McpTool>();
   private readonly listeners = new Set<(tools: AnyTool[]) => void>();
+  private readonly clashes: McpToolProblem[] = [];
+  private readonly logger: Logger;
 
   /** @internal Built by `connectMcp`. */
   constructor(config: McpConfig, options: ConnectMcpOptions = {}) {
     const logger = options.logger ?? silentLogger;
+    this.logger = logger;
     this.held = new HeldCalls(options.heldElicitationTimeoutMs);
     this.connections = Object.entries(config.mcpServers).map(
       ([name, server]) =>
@@ -66,6 +70,15 @@ export class McpConnections {
   /** The MCP tools only, with their server and annotations. */
   get mcpTools(): McpTool[] {
     return [...this.byName.values()];
+  }
+
+  /**
+   * The tools Parley left out, trimmed, or cannot call, and why (a schema
+   * too large or not compilable, a long description, two tools that would
+   * get one name). Also logged; a program shows them to the person.
+   */
+  get problems(): McpToolProblem[] {
+    return [...this.connections.flatMap((connection) => connection.problems()), ...this.clashes];
   }
 
   /** The names of the configured servers. */
@@ -118,10 +131,24 @@ export class McpConnections {
 
   private refresh(notify = true): void {
     for (const connection of this.connections) {
-      for (const definition of connection.tools()) {
-        const tool = createMcpTool(connection, definition.name, this.held);
-        if (this.byName.has(tool.name)) continue;
-        this.byName.set(tool.name, tool);
+      for (const entry of connection.entries()) {
+        const known = this.byName.get(entry.name);
+        if (known === undefined) {
+          this.byName.set(entry.name, createMcpTool(connection, entry.definition.name, this.held));
+        } else if (known.server !== connection.name || known.mcpName !== entry.definition.name) {
+          const clash: McpToolProblem = {
+            server: connection.name,
+            tool: entry.definition.name,
+            reason: `left out: ${entry.name} is already the name of tool '${known.mcpName}' of server '${known.server}'`,
+          };
+          const seen = this.clashes.some(
+            (other) => other.server === clash.server && other.tool === clash.tool,
+          );
+          if (!seen) {
+            this.clashes.push(clash);
+            this.logger.warn('MCP tool problem', { ...clash });
+          }
+        }
       }
     }
     if (notify) for (const listener of this.listeners) listener(this.tools);

@@ -106,4 +106,22 @@ describe('McpElicitation answers', () => {
     });
     expect(decision.behavior).toBe('deny');
   });
+
+  it('a form pattern from the server is matched in linear time ((a+)+$ on 34 characters)', () => {
+    const evil: McpElicitationInput = {
+      ...form,
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', pattern: '(a+)+$' } },
+        allOf: [{ properties: { name: { pattern: '^(a|aa)+$' } } }],
+      },
+    };
+    const content = { name: `${'a'.repeat(33)}!` };
+    expect(checkMcpElicitationAnswer(evil, { action: 'accept', content })).toMatch(
+      /^content does not fit the requested schema: .*must match pattern/,
+    );
+    expect(
+      checkMcpElicitationAnswer(evil, { action: 'accept', content: { name: 'aaaa' } }),
+    ).toBeUndefined();
+  });
 });

@@ -15,6 +15,8 @@ export type {
   McpTransportServerConfig,
 } from './config.js';
 export { McpConfigError, McpServerError } from './errors.js';
+export { checkElicitationUrl } from './elicitation-url.js';
+export type { ElicitationUrlCheck } from './elicitation-url.js';
 export {
   MCP_ELICITATION,
   McpElicitation,
@@ -29,6 +31,9 @@ export type {
   McpElicitationInput,
   McpElicitationMetadata,
 } from './elicitation.js';
-export { mcpTexts, mcpToolName } from './mcp-tool.js';
+export { mcpTexts } from './mcp-tool.js';
+export { MAX_SERVER_NAME_CHARS, MAX_TOOL_NAME_CHARS, mcpToolName } from './names.js';
+export { MAX_DESCRIPTION_CHARS, MAX_SCHEMA_CHARS } from './tool-list.js';
+export type { McpToolProblem } from './tool-list.js';
 export type { McpTool } from './mcp-tool.js';
 export { toToolResponse } from './results.js';

@@ -19,14 +19,20 @@ import { McpServerError } from './errors.js';
 import type { HeldCalls } from './held-calls.js';
 import type { HeldElicitation, InFlightCall } from './in-flight-call.js';
 import { isJsonObject, jsonSchemaInput } from './json-schema.js';
-import type { JsonObject } from './json-schema.js';
+import type { CompiledSchema, JsonObject } from './json-schema.js';
+import { jsonProblem } from './json-bounds.js';
+import { mcpToolName } from './names.js';
 import { toToolResponse } from './results.js';
+import { refusedElicitation } from './server-connection.js';
 import type { McpRetry, McpServerConnection } from './server-connection.js';
+import { MAX_SCHEMA_CHARS } from './tool-list.js';
+import type { McpToolEntry } from './tool-list.js';
 
-/** The Parley name of an MCP tool: `mcp__<server>__<tool>`, other characters as `_`. */
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-}
+/** How many `input_required` rounds in a row Parley answers itself before ending the call. */
+const MAX_AUTOMATIC_ROUNDS = 4;
+
+/** The schema of a tool the server no longer lists: any object (its calls end as "gone"). */
+const anyObject: CompiledSchema = { usable: true, check: () => undefined };
 
 /** Texts of results the MCP layer writes itself. */
 export const mcpTexts = {
@@ -35,6 +41,8 @@ export const mcpTexts = {
     `<system-reminder>The MCP server '${server}' held this call open in a process that is gone, so the answer could not reach it; the call's outcome is unknown.</system-reminder>`,
   unsupportedInput: (server: string, method: string) =>
     `MCP server '${server}' asked for '${method}', which Parley does not provide; the call cannot go on.`,
+  refusedRounds: (server: string, rounds: number) =>
+    `MCP server '${server}' asked ${rounds} times in a row only for what Parley refuses; the call ends.`,
   destructiveReason: 'the MCP server says this tool may change or delete data',
   destructive: (name: string) =>
     `${permissionMessages.ask(name)} (the server says this tool may change or delete data)`,
@@ -86,7 +94,7 @@ function suspendFor(
   };
   if (request.mode === 'url') {
     input.url = request.url;
-    input.elicitationId = request.elicitationId;
+    if (request.elicitationId !== '') input.elicitationId = request.elicitationId;
   } else {
     input.requestedSchema = { ...request.requestedSchema };
   }
@@ -100,9 +108,15 @@ function elicitationOf(request: unknown): HeldElicitation['request'] | undefined
   const params = request['params'];
   if (!isJsonObject(params) || typeof params['message'] !== 'string') return undefined;
   if (params['mode'] === 'url') {
+    // The 2026 revision's URL requests carry no elicitationId (the round's key names them).
     const { url, elicitationId, message } = params;
-    if (typeof url !== 'string' || typeof elicitationId !== 'string') return undefined;
-    return { mode: 'url', url, elicitationId, message };
+    if (typeof url !== 'string') return undefined;
+    return {
+      mode: 'url',
+      url,
+      elicitationId: typeof elicitationId === 'string' ? elicitationId : '',
+      message,
+    };
   }
   const schema = params['requestedSchema'];
   if (!isJsonObject(schema)) return undefined;
@@ -127,16 +141,15 @@ export function createMcpTool(
   held: HeldCalls,
 ): McpTool {
   const server = connection.name;
-  const name = mcpToolName(server, mcpName);
-  let last: McpToolDefinition | undefined = connection.definition(mcpName);
-  const current = (): McpToolDefinition | undefined => {
-    last = connection.definition(mcpName) ?? last;
-    return connection.definition(mcpName);
+  let last: McpToolEntry | undefined = connection.entry(mcpName);
+  const name = last?.name ?? mcpToolName(server, mcpName);
+  const current = (): McpToolEntry | undefined => {
+    last = connection.entry(mcpName) ?? last;
+    return connection.entry(mcpName);
   };
-  const annotations = (): ToolAnnotations => current()?.annotations ?? last?.annotations ?? {};
-  const schema = (): JsonObject => ({
-    ...(current()?.inputSchema ?? last?.inputSchema ?? { type: 'object' }),
-  });
+  const definition = (): McpToolDefinition | undefined => (current() ?? last)?.definition;
+  const annotations = (): ToolAnnotations => definition()?.annotations ?? {};
+  const compiled = (): CompiledSchema => (current() ?? last)?.schema ?? anyObject;
   const trustedHint = (hint: 'readOnlyHint' | 'idempotentHint'): boolean =>
     connection.trusted && annotations()[hint] === true;
   const isDestructive = (): boolean =>
@@ -171,23 +184,34 @@ export function createMcpTool(
         call = holding.call;
       }
     }
-    const round = answers.reduce((max, item) => Math.max(max, roundOf(item) + 1), 0);
-    const event = await call.nextUnless(context.signal);
-    switch (event.kind) {
-      case 'elicit':
-        held.hold(context.toolCallId, call, event.answer);
-        yield suspendFor(server, mcpName, event.request);
-        return;
-      case 'input_required':
-        yield* firstOfRound(event.result, round);
-        return;
-      case 'result':
-        yield* responseChunks(toToolResponse(event.result));
-        return;
-      case 'failed':
-        if (context.signal.aborted) throw event.error;
-        yield* errorChunks(failureText(server, event.error));
-        return;
+    let round = answers.reduce((max, item) => Math.max(max, roundOf(item) + 1), 0);
+    // Rounds whose every request Parley answered itself (refused links) are retried at once.
+    for (let automatic = 0; ; automatic++) {
+      const event = await call.nextUnless(context.signal);
+      switch (event.kind) {
+        case 'elicit':
+          held.hold(context.toolCallId, call, event.answer);
+          yield suspendFor(server, mcpName, event.request);
+          return;
+        case 'input_required': {
+          const retry = yield* firstOfRound(event.result, round);
+          if (retry === undefined) return;
+          if (automatic >= MAX_AUTOMATIC_ROUNDS) {
+            yield* errorChunks(mcpTexts.refusedRounds(server, MAX_AUTOMATIC_ROUNDS));
+            return;
+          }
+          call = connection.call(mcpName, input, retry);
+          round += 1;
+          continue;
+        }
+        case 'result':
+          yield* responseChunks(toToolResponse(event.result));
+          return;
+        case 'failed':
+          if (context.signal.aborted) throw event.error;
+          yield* errorChunks(failureText(server, event.error));
+          return;
+      }
     }
   }
 
@@ -199,8 +223,21 @@ export function createMcpTool(
     }
   }
 
-  /** Suspends for the first elicitation of a new `input_required` round. */
-  function* firstOfRound(result: InputRequiredResult, round: number): Generator<ToolChunk> {
+  /**
+   * Suspends for the first elicitation of a new `input_required` round; when
+   * Parley answered every request itself (declined links), returns the retry.
+   */
+  function* firstOfRound(
+    result: InputRequiredResult,
+    round: number,
+  ): Generator<ToolChunk, McpRetry | undefined> {
+    const problem = jsonProblem(result, { maxChars: MAX_SCHEMA_CHARS });
+    if (problem !== undefined) {
+      yield* errorChunks(
+        `MCP server '${server}' asked for input Parley cannot keep: the request is ${problem}.`,
+      );
+      return;
+    }
     const requests: Record<string, JsonObject> = {};
     for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
       if (!isJsonObject(request)) continue;
@@ -212,11 +249,15 @@ export function createMcpTool(
       ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
     };
     const next = nextRetry({ ...retry, key: '' }, []);
-    if ('retry' in next) {
-      yield* errorChunks(`MCP server '${server}' asked for input without saying what.`);
-    } else {
+    if (!('retry' in next)) {
       yield* stop(next);
+      return undefined;
     }
+    if (Object.keys(next.retry.inputResponses).length === 0) {
+      yield* errorChunks(`MCP server '${server}' asked for input without saying what.`);
+      return undefined;
+    }
+    return next.retry;
   }
 
   /** Suspends for the next request, or ends the call when the server asks for what Parley lacks. */
@@ -242,6 +283,15 @@ export function createMcpTool(
         const method = request['method'];
         return { unsupported: typeof method === 'string' ? method : 'an unknown request' };
       }
+      const refused = refusedElicitation(elicitation);
+      if (refused !== undefined) {
+        connection.logger.warn('MCP elicitation refused; answered decline', {
+          server,
+          reason: refused,
+        });
+        inputResponses[key] = { action: 'decline' };
+        continue;
+      }
       return { suspend: suspendFor(server, mcpName, elicitation, { ...retry, key }) };
     }
     return {
@@ -266,16 +316,20 @@ export function createMcpTool(
     server,
     mcpName,
     get description() {
-      const definition = current() ?? last;
-      return definition?.description ?? definition?.title ?? mcpName;
+      const listed = definition();
+      const text = listed?.description ?? listed?.title ?? mcpName;
+      const schema = compiled();
+      return schema.usable ? text : `(Unavailable: its ${schema.reason}.) ${text}`;
     },
-    inputSchema: jsonSchemaInput(schema),
+    inputSchema: jsonSchemaInput(compiled),
     external: false,
     get idempotent() {
       return trustedHint('idempotentHint');
     },
     jsonSchema() {
-      const { $schema: _dialect, ...rest } = schema();
+      // A schema Parley cannot compile is not sent on either (a provider may refuse it).
+      if (!compiled().usable) return { type: 'object' };
+      const { $schema: _dialect, ...rest } = definition()?.inputSchema ?? { type: 'object' };
       return rest;
     },
     annotations,

@@ -15,8 +15,13 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import type { Logger } from '@parley/core';
 import type { McpProtocol, McpServerConfig } from './config.js';
 import type { McpElicitationAnswer } from './elicitation.js';
+import { checkElicitationUrl } from './elicitation-url.js';
 import { McpServerError } from './errors.js';
 import { InFlightCall } from './in-flight-call.js';
+import { jsonProblem } from './json-bounds.js';
+import { outputSchemaValidator } from './json-schema.js';
+import { MAX_SCHEMA_CHARS, readToolList } from './tool-list.js';
+import type { McpToolEntry, McpToolListing, McpToolProblem } from './tool-list.js';
 
 export type { McpToolDefinition };
 
@@ -53,6 +58,24 @@ function negotiation(protocol: McpProtocol | undefined): {
 }
 
 /**
+ * Why an elicitation is answered `decline` without asking anyone, or
+ * undefined: a URL request whose link is not a web link, or a form whose
+ * schema is too deep or too large to keep in the session.
+ */
+export function refusedElicitation(request: {
+  mode?: string | undefined;
+  url?: unknown;
+  requestedSchema?: unknown;
+}): string | undefined {
+  if (request.mode === 'url') {
+    const link = checkElicitationUrl(typeof request.url === 'string' ? request.url : '');
+    return link.ok ? undefined : link.reason;
+  }
+  const problem = jsonProblem(request.requestedSchema, { maxChars: MAX_SCHEMA_CHARS });
+  return problem === undefined ? undefined : `the form's schema is ${problem}`;
+}
+
+/**
  * One configured MCP server: started on first use, restarted after it
  * died, its tools listed and kept fresh on `tools/list_changed`. Tool calls
  * are `InFlightCall`s; the server's elicitations are routed to the oldest
@@ -62,11 +85,12 @@ function negotiation(protocol: McpProtocol | undefined): {
 export class McpServerConnection {
   readonly name: string;
   readonly config: McpServerConfig;
-  private readonly logger: Logger;
+  /** Where this server's problems are logged. */
+  readonly logger: Logger;
   private readonly onToolsChanged: () => void;
   private client: Client | undefined;
   private starting: Promise<Client> | undefined;
-  private definitions = new Map<string, McpToolDefinition>();
+  private listing: McpToolListing = { entries: new Map(), problems: [] };
   private readonly open = new Set<InFlightCall>();
   private closed = false;
 
@@ -91,17 +115,40 @@ export class McpServerConnection {
    * offered before the server runs; it starts on the first call.
    */
   seed(definitions: McpToolDefinition[]): void {
-    this.definitions = new Map(definitions.map((tool) => [tool.name, tool]));
+    this.list(definitions);
   }
 
-  /** The tools the server offered at the last listing. */
+  /** The tools the server offered at the last listing, as Parley offers them (capped). */
   tools(): McpToolDefinition[] {
-    return [...this.definitions.values()];
+    return [...this.listing.entries.values()].map((entry) => entry.definition);
+  }
+
+  /** The tools of the last listing with their Parley names and compiled schemas. */
+  entries(): McpToolEntry[] {
+    return [...this.listing.entries.values()];
+  }
+
+  /** The server's current entry for a tool, if it still offers it. */
+  entry(toolName: string): McpToolEntry | undefined {
+    return this.listing.entries.get(toolName);
   }
 
   /** The server's current definition of a tool, if it still offers it. */
   definition(toolName: string): McpToolDefinition | undefined {
-    return this.definitions.get(toolName);
+    return this.entry(toolName)?.definition;
+  }
+
+  /** What the last listing left out, trimmed or cannot call, and why. */
+  problems(): McpToolProblem[] {
+    return [...this.listing.problems];
+  }
+
+  /** Takes a new tool list: capped, compiled once, names checked; problems logged. */
+  private list(definitions: McpToolDefinition[]): void {
+    this.listing = readToolList(this.name, definitions);
+    for (const problem of this.listing.problems) {
+      this.logger.warn('MCP tool problem', { ...problem });
+    }
   }
 
   /** Starts the server if it is not running, and lists its tools. */
@@ -177,6 +224,7 @@ export class McpServerConnection {
       { name: 'parley', version: '0.1.0' },
       {
         capabilities: { elicitation: { form: {}, url: {} } },
+        jsonSchemaValidator: outputSchemaValidator(),
         versionNegotiation: negotiation(this.config.protocol),
         inputRequired: { autoFulfill: false },
         listChanged: {
@@ -189,7 +237,7 @@ export class McpServerConnection {
                 });
                 return;
               }
-              this.definitions = new Map(tools.map((tool) => [tool.name, tool]));
+              this.list(tools);
               this.onToolsChanged();
             },
           },
@@ -207,7 +255,7 @@ export class McpServerConnection {
     try {
       await this.connectWithFallback(client, stderr, timeoutMs);
       const { tools } = await client.listTools(undefined, { timeout: timeoutMs });
-      this.definitions = new Map(tools.map((tool) => [tool.name, tool]));
+      this.list(tools);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw new McpServerError(
@@ -256,6 +304,14 @@ export class McpServerConnection {
   private route(
     request: ElicitRequestFormParams | ElicitRequestURLParams,
   ): Promise<McpElicitationAnswer> {
+    const refused = refusedElicitation(request);
+    if (refused !== undefined) {
+      this.logger.warn('MCP elicitation refused; answered decline', {
+        server: this.name,
+        reason: refused,
+      });
+      return Promise.resolve({ action: 'decline' });
+    }
     for (const call of this.open) {
       if (!call.waiting && !call.settled) return call.elicit(request);
     }

@@ -46,8 +46,18 @@ describe('MCP config: the mcpServers shape, and errors that name the server and 
       expect(error.server).toBe(name);
       expect(error.message).toMatch(message);
     }
+    expect(problem({ mcpServers: { 'a b': { command: 'x' } } }).message).toMatch(
+      /^MCP server 'a b': the name may only use/,
+    );
     expect(problem({ mcpServers: { a__b: { command: 'x' } } }).message).toMatch(
-      /^MCP server 'a__b': the name may only use/,
+      /^MCP server 'a__b': the name must not contain "__"/,
+    );
+    // `git_` would hide behind rules for `git`: its tool `x` would be mcp__git___x.
+    expect(problem({ mcpServers: { git_: { command: 'x' } } }).message).toMatch(
+      /^MCP server 'git_': the name must not end with "_"/,
+    );
+    expect(problem({ mcpServers: { ['s'.repeat(41)]: { command: 'x' } } }).message).toMatch(
+      /must be at most 40 characters/,
     );
     expect(problem({ servers: {} }).message).toMatch(/"mcpServers"/);
   });

@@ -15,7 +15,8 @@ export type ServerLog = { starts: number; requestStates: (string | undefined)[] 
  * The in-process server's tools: `deploy` asks for a confirmation with
  * `input_required` (2026 revision; durable: the retry carries the answer
  * and the request state); `crash` drops the connection mid-call (`drop`);
- * `echo` answers; `grow` adds a tool (`tools/list_changed`).
+ * `echo` answers; `grow` adds a tool (`tools/list_changed`); `link` asks to
+ * open a `javascript:` link (`input_required`).
  */
 function buildServer(log: ServerLog, drop: () => Promise<void>): McpServer {
   const server = new McpServer({ name: 'in-process', version: '1.0.0' });
@@ -61,6 +62,17 @@ function buildServer(log: ServerLog, drop: () => Promise<void>): McpServer {
     { description: 'Echo.', inputSchema: z.object({ message: z.string() }) },
     async ({ message }) => ({ content: [{ type: 'text', text: message }] }),
   );
+  server.registerTool('link', { description: 'Asks to open a javascript: link.' }, async (ctx) => {
+    const responses = ctx.mcpReq.inputResponses;
+    if (responses !== undefined) {
+      return { content: [{ type: 'text', text: `link answer: ${JSON.stringify(responses)}` }] };
+    }
+    return inputRequired({
+      inputRequests: {
+        open: inputRequired.elicitUrl({ message: 'Open this', url: 'javascript:alert(1)' }),
+      },
+    });
+  });
   server.registerTool('hang', { description: 'Never answers.' }, () => new Promise(() => {}));
   server.registerTool('grow', { description: 'Adds the tool `late`.' }, async () => {
     server.registerTool('late', { description: 'Added later.' }, async () => ({

@@ -114,6 +114,25 @@ describe('input_required (2026 revision): durable, any process can retry', () =>
   });
 });
 
+describe('input_required asking to open a link that is not a web link', () => {
+  it('is answered decline on the retry without parking', async () => {
+    const log: ServerLog = { starts: 0, requestStates: [] };
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'l', name: 'mcp__app__link', input: {} }] },
+      { text: 'done' },
+    ]);
+    const mcp = await connect(log);
+    try {
+      const agent = agentOn(mcp, model);
+      const events = await collect(agent.replyStream('open it'));
+      expect(parkedCalls(events, 'REQUIRE_EXTERNAL_EXECUTION')).toEqual([]);
+      expect(resultOf(agent, 'l')?.output).toBe('link answer: {"open":{"action":"decline"}}');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('an elicitation that expires', () => {
   it('the server is told cancel, and the call finishes with what the server then says', async () => {
     const log: ServerLog = { starts: 0, requestStates: [] };
