@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_NAME_PATTERN, mcpToolName } from './names.js';
+import { TOOL_NAME_PATTERN } from '@parley/core';
+import { mcpToolName } from './names.js';
 
 describe('mcpToolName: names model APIs accept', () => {
   it('keeps plain names, cleans other characters', () => {

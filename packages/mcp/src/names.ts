@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The tool names model APIs accept (the rule core's `tool()` follows too):
- * letters, digits, `_` and `-`, at most 64 characters.
+ * The longest tool name model APIs accept: the length in core's
+ * `TOOL_NAME_PATTERN`, which every name made here matches.
  */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-
-/** The longest tool name model APIs accept. */
 export const MAX_TOOL_NAME_CHARS = 64;
 
 /**
