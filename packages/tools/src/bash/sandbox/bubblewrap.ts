@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SandboxPolicy } from './policy-types.js';
@@ -30,6 +30,8 @@ let emptyFile: string | undefined;
 function emptyFilePath(): string {
   if (emptyFile !== undefined) return emptyFile;
   const directory = mkdtempSync(path.join(os.tmpdir(), 'parley-sandbox-'));
+  // Readable by all: the file is empty, and a sandbox run as another user binds it too.
+  chmodSync(directory, 0o755);
   const file = path.join(directory, 'empty');
   writeFileSync(file, '', { mode: 0o444 });
   process.once('exit', () => rmSync(directory, { recursive: true, force: true }));

@@ -23,7 +23,7 @@ export type SandboxPolicy = {
   masks: { path: string; directory: boolean }[];
   /** A private, empty `/tmp` (and `TMPDIR`); `false` only in bypass mode. */
   privateTmp: boolean;
-  /** A private `TMPDIR` elsewhere than `/tmp`, when it is set. */
+  /** The command's `TMPDIR` when it is set, made private (an empty tmpfs) like `/tmp`. */
   tmpdir: string | undefined;
   /** Whether the command shares the host's network; otherwise its own namespace with loopback only. */
   network: boolean;

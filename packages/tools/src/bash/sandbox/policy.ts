@@ -87,7 +87,6 @@ export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> 
     level !== 'bypass' &&
     input.tmpdir !== undefined &&
     path.isAbsolute(input.tmpdir) &&
-    !underTmp(input.tmpdir) &&
     existing(input.tmpdir)?.directory === true &&
     ![...visible, ...writable, ...input.directories].some((item) =>
       isInside(realPath(input.tmpdir ?? ''), item),

@@ -1,4 +1,4 @@
-import type { ToolChunk, ToolContext } from '@parley/core';
+import type { PermissionContext, ToolChunk, ToolContext } from '@parley/core';
 import { workingDirectories } from '../../shared/paths.js';
 import { analyseCommandLineAsync } from '../analysis.js';
 import { judgeBashReads, type BashReads } from '../read-paths.js';
@@ -43,7 +43,16 @@ export async function* runSandboxed(options: SandboxedRun): AsyncGenerator<ToolC
   if (adapter === undefined && !options.outside) {
     options.onBare(options.sandbox.bareReason() ?? 'no sandbox');
   }
-  const policy = adapter === undefined ? undefined : await policyFor(options, options.run.command);
+  const policy =
+    adapter === undefined
+      ? undefined
+      : await commandPolicy(options.run.command, {
+          permission: options.context.permission,
+          location: options.location,
+          networkAllow: options.sandbox.networkAllow,
+          tmpdir: options.run.env.TMPDIR,
+          secrets: options.secrets,
+        });
   const watcher = new BlockedWatcher(options.location.home, policy?.network === false);
   const chunks = runCommand({
     ...options.run,
@@ -79,28 +88,38 @@ export async function* runSandboxed(options: SandboxedRun): AsyncGenerator<ToolC
   }
 }
 
+/** Where and how a command runs, for `commandPolicy`. */
+export type PolicyPlace = {
+  permission: PermissionContext;
+  location: ShellLocation;
+  networkAllow: readonly string[];
+  tmpdir: string | undefined;
+  secrets: SecretFinder;
+};
+
 /**
- * The policy from the command's analysis. A line that cannot be analysed
- * was a safety ask, so a person approved it: it gets the write policy with
- * nothing named, the least an approved command gets.
+ * The sandbox policy of a command from its analysis (see `sandboxPolicy`).
+ * A line that cannot be analysed was a safety ask, so a person approved it:
+ * it gets the write policy with nothing named, the least an approved
+ * command gets.
  */
-async function policyFor(options: SandboxedRun, command: string): Promise<SandboxPolicy> {
-  const { context, location } = options;
+export async function commandPolicy(command: string, place: PolicyPlace): Promise<SandboxPolicy> {
+  const { permission, location } = place;
   const analysis = await analyseCommandLineAsync(command).catch(() => undefined);
   const noReads: BashReads = { secrets: [], outside: [] };
   const reads =
     analysis === undefined
       ? noReads
-      : await judgeBashReads(analysis, context.permission, location).catch(() => noReads);
+      : await judgeBashReads(analysis, permission, location).catch(() => noReads);
   return sandboxPolicy({
     analysis,
     reads,
     resolved: analysis === undefined ? [] : resolveTargets(analysis, location),
-    directories: workingDirectories(context.permission, location.cwd),
+    directories: workingDirectories(permission, location.cwd),
     location,
-    mode: context.permission.mode,
-    networkAllow: options.sandbox.networkAllow,
-    tmpdir: options.run.env.TMPDIR,
-    secrets: options.secrets,
+    mode: permission.mode,
+    networkAllow: place.networkAllow,
+    tmpdir: place.tmpdir,
+    secrets: place.secrets,
   });
 }
