@@ -123,6 +123,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
       ...(settings.graceMs === undefined ? {} : { graceMs: settings.graceMs }),
       ...(settings.bodyLimit === undefined ? {} : { bodyLimit: settings.bodyLimit }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
+      ...(setup.sandbox === undefined ? {} : { sandbox: setup.sandbox }),
     });
     const { url } = await server.listen({ port: settings.port ?? 8787, host });
     write(`parley serve · ${spec} · ${url}\n`);

@@ -58,7 +58,8 @@ const DEFAULT_CLAIM_LEASE_MS = 30_000;
  * (an expiry sweep, an event log or index write, a reply that failed after
  * its stream opened, a reply cancelled at shutdown); default: dropped.
  * `web`: serve the web UI at `/` (default true;
- * docs/decisions/web-0001-web-ui.md).
+ * docs/decisions/web-0001-web-ui.md). `sandbox`: the sandbox the agent's
+ * Bash tool runs commands in (`Bash.sandboxKind`), reported by `/healthz`.
  */
 export type ServerOptions = {
   store: SessionStore;
@@ -77,6 +78,7 @@ export type ServerOptions = {
   metricsAccess?: 'public' | 'authenticated';
   logger?: Logger;
   web?: boolean;
+  sandbox?: 'bubblewrap' | 'none';
 };
 
 /** Where `listen` should bind. */
@@ -192,7 +194,9 @@ export function createServer(options: ServerOptions): ParleyServer {
     timeoutMs: options.requestTimeoutMs ?? 30_000,
   });
   app.use('*', guards.timeout);
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  const health =
+    options.sandbox === undefined ? { ok: true } : { ok: true, sandbox: options.sandbox };
+  app.get('/healthz', (c) => c.json(health));
   if (options.metricsAccess === 'authenticated') app.use('/metrics', guards.authenticated);
   app.get('/metrics', async () => {
     const { registry } = context.metrics;
