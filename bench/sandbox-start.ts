@@ -17,7 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { Bash } from '@parley/tools';
+import { Bash } from '../packages/tools/src/index.js';
 import { createPermissionContext, type ToolContext } from '@parley/core';
 import { BubblewrapAdapter } from '../packages/tools/src/bash/sandbox/sandbox.js';
 import { SecretFinder } from '../packages/tools/src/bash/sandbox/masks.js';

@@ -21,6 +21,9 @@ import { SecretFinder } from './sandbox/masks.js';
 import type { SandboxKind, SandboxOptions, SandboxSetting } from './sandbox/policy-types.js';
 import { CommandSandbox } from './sandbox/sandbox.js';
 import { runSandboxed } from './sandbox/sandboxed-run.js';
+import { autoAllowed } from './sandbox/auto-allow.js';
+import { resolveTargets } from './target-paths.js';
+import { workingDirectories } from '../shared/paths.js';
 import { uncoveredCommands } from './coverage.js';
 import { prefixRules } from './suggestions.js';
 
@@ -214,6 +217,16 @@ export class Bash implements Tool<BashInput> {
     const location = this.location();
     const reads = await judgeBashReads(analysis, context, location);
     const decision = decideBash(analysis, context, location, reads);
+    if (
+      input.sandbox !== false &&
+      decision.behavior === 'ask' &&
+      decision.matchedRule === undefined &&
+      this.sandbox.autoAllows()
+    ) {
+      const resolved = resolveTargets(analysis, location);
+      const directories = workingDirectories(context, location.cwd);
+      return autoAllowed({ analysis, resolved, reads, directories, location }) ?? decision;
+    }
     if (input.sandbox !== false || decision.behavior === 'deny' || decision.bypassImmune === true) {
       return decision;
     }

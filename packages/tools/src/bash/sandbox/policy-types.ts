@@ -51,4 +51,10 @@ export type SandboxOptions = {
   network?: { allow?: string[] };
   /** The bubblewrap program; default `bwrap` on the `PATH`. */
   bubblewrap?: string;
+  /**
+   * Sandbox auto-allow (default false): a line the check would ask about
+   * runs without asking when the sandbox holds all it can do (see
+   * `autoAllowed`). Only with a sandbox here and no `network.allow`.
+   */
+  autoAllow?: boolean;
 };

@@ -52,8 +52,10 @@ export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> 
   const secretsNamed = input.reads.secrets.map((shown) =>
     realPath(shown.startsWith('~/') ? path.join(location.home, shown.slice(2)) : shown),
   );
+  // A path named is the protected or masked one or lies inside it; a named
+  // directory around it (`rm -r .`) does not uncover what it holds.
   const touches = (place: string, list: readonly string[]): boolean =>
-    list.some((item) => isInside(place, item) || isInside(item, place));
+    list.some((item) => isInside(place, item));
 
   const writable = level === 'write' ? writablePaths(input, named) : [];
   const visible = [

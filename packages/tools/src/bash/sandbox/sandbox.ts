@@ -47,12 +47,23 @@ export class CommandSandbox {
   readonly setting: SandboxSetting;
   /** Hosts of `network.allow`. */
   readonly networkAllow: readonly string[];
+  /** Whether `autoAllow` was asked for. */
+  readonly autoAllow: boolean;
   private readonly adapter: SandboxAdapter;
 
   constructor(options: SandboxOptions = {}, adapter?: SandboxAdapter) {
     this.setting = options.mode ?? 'auto';
     this.networkAllow = options.network?.allow ?? [];
+    this.autoAllow = options.autoAllow ?? false;
     this.adapter = adapter ?? new BubblewrapAdapter(options.bubblewrap);
+  }
+
+  /**
+   * Whether auto-allow applies: asked for, a sandbox here, and no
+   * `network.allow` (which would give an auto-allowed line the network).
+   */
+  autoAllows(): boolean {
+    return this.autoAllow && this.networkAllow.length === 0 && this.kind() !== 'none';
   }
 
   /** The sandbox commands run in: `none` when the setting is `off` or the machine has none. */

@@ -211,3 +211,49 @@ describe.runIf(runSandboxTests)('approved everyday work in the sandbox', () => {
     expect(states.auto).toContain('refs/tags/v1');
   });
 });
+
+describe.runIf(runSandboxTests)('sandbox auto-allow', () => {
+  const decide = async (command: string, sandbox: ConstructorParameters<typeof Bash>[0]) => {
+    const bash = new Bash({ cwd: project, env: { HOME: home }, ...sandbox });
+    const engine = new PermissionEngine({ mode: 'default', workingDirectories: [project] });
+    await bash.checkPermissions({ command: 'true' }, engine.context);
+    return (await engine.check(bash, { command })).behavior;
+  };
+  const on = { sandbox: { autoAllow: true } };
+
+  it('allows what the write policy holds, without asking', async () => {
+    mkdirSync(path.join(project, '.git', 'hooks'), { recursive: true });
+    writeFileSync(path.join(project, '.env'), 'TOKEN=x\n');
+    for (const command of [
+      'echo x > out.txt',
+      'rm -rf build',
+      "sh -c 'echo x > y.txt'",
+      'mkdir -p dist && cp README.md dist/',
+    ]) {
+      expect(await decide(command, {}), command).toBe('ask');
+      expect(await decide(command, on), command).toBe('allow');
+    }
+  });
+
+  it('still asks for what needs more than the sandbox gives', async () => {
+    for (const command of [
+      'curl -o x.html https://example.test/',
+      'git push origin main',
+      'echo x >> ~/.bashrc',
+      `cp README.md ${outside}/`,
+      'cp README.md .git/hooks/pre-commit',
+      'git remote add origin https://example.test/r.git',
+      'cat .env > copy.txt',
+    ]) {
+      expect(await decide(command, on), command).toBe('ask');
+    }
+    expect(
+      await decide('echo x > out.txt', {
+        sandbox: { autoAllow: true, network: { allow: ['registry.example:443'] } },
+      }),
+    ).toBe('ask');
+    expect(await decide('echo x > out.txt', { sandbox: { autoAllow: true, mode: 'off' } })).toBe(
+      'ask',
+    );
+  });
+});
