@@ -9,17 +9,14 @@
  *
  * Run: npx tsx bench/sandbox-auto-allow.ts
  */
-import { PermissionEngine } from '@parley/core';
-import type { PermissionRule } from '@parley/core';
+import type { PermissionEngine } from '@parley/core';
 import { Bash } from '../packages/tools/src/index.js';
-import { createSandbox, loadCorpus, type BashCase } from '../packages/tools/test/corpus.js';
-
-const rule = (behavior: PermissionRule['behavior'], ruleContent: string): PermissionRule => ({
-  toolName: 'Bash',
-  ruleContent,
-  behavior,
-  source: 'bench',
-});
+import {
+  corpusEngine,
+  createSandbox,
+  loadCorpus,
+  type BashCase,
+} from '../packages/tools/test/corpus.js';
 
 const sandbox = createSandbox();
 try {
@@ -28,23 +25,7 @@ try {
     off: new Bash({ ...options, sandbox: { mode: 'required' } }),
     on: new Bash({ ...options, sandbox: { mode: 'required', autoAllow: true } }),
   };
-  const engineFor = (entry: BashCase): PermissionEngine => {
-    const base = sandbox.allowRules(entry.fileRules ?? true);
-    const allow =
-      entry.allow === undefined
-        ? base
-        : [
-            ...base.filter((item) => item.toolName !== 'Bash'),
-            ...entry.allow.map((content) => rule('allow', content)),
-          ];
-    return new PermissionEngine({
-      mode: entry.mode ?? 'default',
-      workingDirectories: [sandbox.project],
-      allowRules: allow,
-      denyRules: (entry.deny ?? []).map((content) => rule('deny', content)),
-      askRules: (entry.ask ?? []).map((content) => rule('ask', content)),
-    });
-  };
+  const engineFor = (entry: BashCase): PermissionEngine => corpusEngine(sandbox, entry);
   await engineFor({ command: 'true', expect: 'allow', why: '' }).check(tools.off, {
     command: 'true',
   });

@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionEngine } from '@parley/core';
 import { Bash } from '../src/index.js';
 import { runSandboxTests } from './bubblewrap-ready.js';
 import { collect, toolContext } from './context.js';
 import { createSandbox, loadCorpus, type Sandbox } from './corpus.js';
+import { GIT_ENV, readCorpusCommands } from './sandbox-fixtures.js';
 
 // The ordinary commands of the corpora (the permission corpus's `control`
 // class and the read corpus's allowed Bash reads) give the same output in
@@ -18,31 +17,11 @@ const DIFFERENT: Record<string, string> = {
   'df -h .': 'the file system shown is the bind mount',
 };
 
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@example.test',
-  GIT_COMMITTER_NAME: 'A',
-  GIT_COMMITTER_EMAIL: 'a@example.test',
-  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-};
-
-type ReadEntry = { tool: string; input: { command?: unknown }; expect: string };
-
 function ordinaryCommands(): string[] {
   const control = loadCorpus()
     .bash.filter((entry) => entry.class === 'control' && entry.expect === 'allow')
     .map((entry) => entry.command);
-  const reads = (
-    JSON.parse(
-      readFileSync(path.join(import.meta.dirname, 'fixtures', 'read-corpus.json'), 'utf8'),
-    ) as { reads: ReadEntry[] }
-  ).reads
-    .filter((entry) => entry.tool === 'Bash' && entry.expect === 'allow')
-    .map((entry) => entry.input.command)
-    .filter((command): command is string => typeof command === 'string');
-  return [...new Set([...control, ...reads])];
+  return [...new Set([...control, ...readCorpusCommands('allow')])];
 }
 
 let sandbox: Sandbox;
@@ -53,7 +32,10 @@ beforeAll(async () => {
   sandbox = createSandbox();
   // A real repository, so the git commands of the corpus have something to show.
   const git = (...args: string[]): string =>
-    execFileSync('git', ['-C', sandbox.project, ...args], { encoding: 'utf8', env: GIT_ENV });
+    execFileSync('git', ['-C', sandbox.project, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, ...GIT_ENV },
+    });
   git('init', '-q', '-b', 'main');
   git('add', 'README.md', 'notes.txt', 'src');
   git('commit', '-q', '-m', 'first');

@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSandboxTests } from '../../../test/bubblewrap-ready.js';
 import { collect, temporaryDirectory } from '../../../test/context.js';
+import { loopbackListener, type LoopbackListener } from '../../../test/sandbox-fixtures.js';
 import { runCommand } from '../run-command.js';
 import type { SandboxPolicy } from './policy-types.js';
 import { BubblewrapAdapter } from './sandbox.js';
@@ -15,9 +15,7 @@ let root: { path: string; remove: () => void };
 let project: string;
 let home: string;
 let outside: string;
-let server: Server;
-let port = 0;
-let connections = 0;
+let listener: LoopbackListener;
 const adapter = new BubblewrapAdapter();
 
 beforeAll(async () => {
@@ -33,16 +31,10 @@ beforeAll(async () => {
   writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'marker-key\n');
   writeFileSync(path.join(home, '.bashrc'), '# watched\n');
   writeFileSync(path.join(outside, 'watched.txt'), 'watched\n');
-  server = createServer((socket) => {
-    connections++;
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  listener = await loopbackListener();
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await listener.close();
   root.remove();
 });
 
@@ -136,24 +128,24 @@ describe.runIf(runSandboxTests)('the bubblewrap sandbox', () => {
   });
 
   it('gives no connection to a listener on the host loopback', async () => {
-    const before = connections;
+    const before = listener.connections();
     const result = await run(
       policy('write'),
-      `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`,
+      `exec 3<>/dev/tcp/127.0.0.1/${listener.port} && echo connected || echo refused`,
     );
     expect(result.text).toContain('refused');
     expect(result.text).not.toContain('connected');
-    expect(connections).toBe(before);
+    expect(listener.connections()).toBe(before);
   });
 
   it('shares the host network when the policy says so', async () => {
-    const before = connections;
+    const before = listener.connections();
     const result = await run(
       policy('write', { network: true }),
-      `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`,
+      `exec 3<>/dev/tcp/127.0.0.1/${listener.port} && echo connected`,
     );
     expect(result.text).toContain('connected');
-    expect(connections).toBe(before + 1);
+    expect(listener.connections()).toBe(before + 1);
   });
 
   it('runs in its own PID namespace: ps sees only its own processes', async () => {

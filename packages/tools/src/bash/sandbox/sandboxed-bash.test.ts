@@ -7,6 +7,7 @@ import { runSandboxTests } from '../../../test/bubblewrap-ready.js';
 import { collect, temporaryDirectory, toolContext } from '../../../test/context.js';
 import { SandboxUnavailableError } from '../../errors.js';
 import { Bash } from '../bash-tool.js';
+import { GIT_ENV } from '../../../test/sandbox-fixtures.js';
 
 let root: { path: string; remove: () => void };
 let project: string;
@@ -164,15 +165,6 @@ const GIT_WORK = [
   'git remote add origin https://example.invalid/repo.git && git config user.name Someone',
   'mkdir -p build && tar -czf build/src.tgz a.txt b.txt && tar -tzf build/src.tgz',
 ];
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@example.test',
-  GIT_COMMITTER_NAME: 'A',
-  GIT_COMMITTER_EMAIL: 'a@example.test',
-  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 
 function gitState(repository: string): string {
   const git = (...args: string[]): string =>
