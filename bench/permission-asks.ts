@@ -17,10 +17,14 @@
  * Run: npx tsx bench/permission-asks.ts [other-checkout]
  */
 import path from 'node:path';
-import { PermissionEngine } from '@parley/core';
-import type { PermissionRule } from '@parley/core';
+import type { PermissionEngine } from '@parley/core';
 import * as here from '@parley/tools';
-import { createSandbox, loadCorpus, type BashCase } from '../packages/tools/test/corpus.js';
+import {
+  corpusEngine,
+  createSandbox,
+  loadCorpus,
+  type BashCase,
+} from '../packages/tools/test/corpus.js';
 
 type Tools = typeof here;
 type Tally = { total: number; allowed: number; readOnly: number };
@@ -29,33 +33,10 @@ const other = process.argv[2];
 const tools: Tools =
   other === undefined ? here : await import(path.resolve(other, 'packages/tools/src/index.ts'));
 
-const rule = (behavior: PermissionRule['behavior'], ruleContent: string): PermissionRule => ({
-  toolName: 'Bash',
-  ruleContent,
-  behavior,
-  source: 'bench',
-});
-
 const sandbox = createSandbox();
 try {
   const bash = new tools.Bash({ cwd: sandbox.project, env: { HOME: sandbox.home } });
-  const engineFor = (entry: BashCase): PermissionEngine => {
-    const base = sandbox.allowRules(entry.fileRules ?? true);
-    const allow =
-      entry.allow === undefined
-        ? base
-        : [
-            ...base.filter((item) => item.toolName !== 'Bash'),
-            ...entry.allow.map((content) => rule('allow', content)),
-          ];
-    return new PermissionEngine({
-      mode: entry.mode ?? 'default',
-      workingDirectories: [sandbox.project],
-      allowRules: allow,
-      denyRules: (entry.deny ?? []).map((content) => rule('deny', content)),
-      askRules: (entry.ask ?? []).map((content) => rule('ask', content)),
-    });
-  };
+  const engineFor = (entry: BashCase): PermissionEngine => corpusEngine(sandbox, entry);
   await engineFor({ command: 'true', expect: 'allow', why: '' }).check(bash, { command: 'true' });
 
   const tallies = new Map<string, Tally>();

@@ -8,7 +8,7 @@ import { demoTools } from './demo-tools.js';
 import { UsageError } from './args.js';
 import { createChatModel } from './model-spec.js';
 import type { ModelChoice } from './model-spec.js';
-import { createTools } from './tool-set.js';
+import { createTools, sandboxOf } from './tool-set.js';
 import type { BuiltInToolName } from './tool-set.js';
 
 const systemPrompt = (cwd: string): string =>
@@ -16,7 +16,14 @@ const systemPrompt = (cwd: string): string =>
   'the user is asked before anything with side effects runs. When a decision is theirs, ask with AskUser.';
 
 /** What an agent of the command is made of: its model, tools, system prompt, and lines to show about them. */
-export type Setup = { model: ChatModel; tools: AnyTool[]; systemPrompt: string; notes: string[] };
+export type Setup = {
+  model: ChatModel;
+  tools: AnyTool[];
+  systemPrompt: string;
+  notes: string[];
+  /** The sandbox Bash runs commands in, when Bash is one of the tools. */
+  sandbox?: 'bubblewrap' | 'none';
+};
 
 /**
  * Builds the model and tools for a model choice: the scripted demo (its own
@@ -70,10 +77,20 @@ export async function buildSetup(
   }
   const tools = await createTools(toolNames, cwd);
   const names = [...tools.map((item) => item.name), AskUser.name].join(', ');
+  const sandbox = await sandboxOf(tools);
+  const sandboxNote =
+    sandbox === undefined
+      ? []
+      : [
+          sandbox === 'none'
+            ? 'sandbox none: Bash runs commands bare (install bubblewrap; docs/guides/sandbox.md)'
+            : `sandbox ${sandbox}: Bash commands run in it`,
+        ];
   return {
     model: await createChatModel(choice.spec),
     tools: [...tools, AskUser],
     systemPrompt: systemPrompt(cwd),
-    notes: [`tools ${names} · in ${cwd}`],
+    notes: [`tools ${names} · in ${cwd}`, ...sandboxNote],
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
 }

@@ -137,6 +137,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
       ...(settings.streamLimits === undefined ? {} : { streamLimits: settings.streamLimits }),
       ...(settings.maxJsonDepth === undefined ? {} : { maxJsonDepth: settings.maxJsonDepth }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
+      ...(setup.sandbox === undefined ? {} : { sandbox: setup.sandbox }),
     });
     const { url } = await server.listen({ port: settings.port ?? 8787, host });
     write(`parley serve · ${spec} · ${url}\n`);

@@ -81,3 +81,16 @@ export async function createTools(
   };
   return names.map(make);
 }
+
+/**
+ * The sandbox the Bash tool among `tools` runs commands in (`bubblewrap`,
+ * or `none` when commands run bare), for banners and `/healthz`;
+ * undefined without Bash.
+ */
+export async function sandboxOf(
+  tools: readonly AnyTool[],
+): Promise<'bubblewrap' | 'none' | undefined> {
+  const { Bash } = await import('@parley/tools');
+  const bash = tools.find((tool) => tool instanceof Bash);
+  return bash instanceof Bash ? bash.sandboxKind : undefined;
+}

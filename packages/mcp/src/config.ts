@@ -24,6 +24,13 @@ const stdioSchema = z.object({
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().optional(),
+  /** Run the server inside bubblewrap (see `sandboxedCommand`). */
+  sandbox: z
+    .union([
+      z.boolean(),
+      z.object({ network: z.boolean().optional(), writable: z.array(z.string()).optional() }),
+    ])
+    .optional(),
   ...common,
 });
 

@@ -12,6 +12,7 @@ import type {
   Transport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { sandboxedCommand } from './stdio-sandbox.js';
 import type { Logger } from '@parley/core';
 import type { McpProtocol, McpServerConfig } from './config.js';
 import type { McpElicitationAnswer } from './elicitation.js';
@@ -203,9 +204,14 @@ export class McpServerConnection {
     const config = this.config;
     if ('transport' in config) return config.transport();
     if ('command' in config) {
+      const cwd = config.cwd ?? process.cwd();
+      const run =
+        config.sandbox === undefined || config.sandbox === false
+          ? { command: config.command, args: config.args ?? [] }
+          : sandboxedCommand(config.command, config.args ?? [], cwd, config.sandbox);
       const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
+        command: run.command,
+        args: run.args,
         env: { ...getDefaultEnvironment(), ...config.env },
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         stderr: 'pipe',

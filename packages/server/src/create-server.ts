@@ -64,7 +64,8 @@ const DEFAULT_CLAIM_LEASE_MS = 30_000;
  * (an expiry sweep, an event log or index write, a reply that failed after
  * its stream opened, a reply cancelled at shutdown); default: dropped.
  * `web`: serve the web UI at `/` (default true;
- * docs/decisions/web-0001-web-ui.md).
+ * docs/decisions/web-0001-web-ui.md). `sandbox`: the sandbox the agent's
+ * Bash tool runs commands in (`Bash.sandboxKind`), reported by `/healthz`.
  * `streamAuthCheckMs`: between checks of an open event stream's
  * credentials (default 30 000; 0 for none): once `authenticate` no longer
  * names the stream's principal (a key revoked, a token expired), the
@@ -95,6 +96,7 @@ export type ServerOptions = {
   streamAuthCheckMs?: number;
   streamLimits?: StreamLimitOptions;
   maxJsonDepth?: number;
+  sandbox?: 'bubblewrap' | 'none';
 };
 
 /** Where `listen` should bind. */
@@ -215,7 +217,9 @@ export function createServer(options: ServerOptions): ParleyServer {
     timeoutMs: options.requestTimeoutMs ?? 30_000,
   });
   app.use('*', guards.timeout);
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  const health =
+    options.sandbox === undefined ? { ok: true } : { ok: true, sandbox: options.sandbox };
+  app.get('/healthz', (c) => c.json(health));
   if (options.metricsAccess === 'authenticated') app.use('/metrics', guards.authenticated);
   app.get('/metrics', async () => {
     const { registry } = context.metrics;

@@ -38,3 +38,14 @@ export class CommandAnalysisError extends ParleyError {
     super('command_analysis_unavailable', message, options);
   }
 }
+
+/**
+ * The Bash tool's `sandbox` option is `required` and the machine has no
+ * sandbox (no bubblewrap, no user namespaces, not Linux). The message says
+ * how to install bubblewrap.
+ */
+export class SandboxUnavailableError extends ParleyError {
+  constructor(message: string) {
+    super('sandbox_unavailable', message);
+  }
+}

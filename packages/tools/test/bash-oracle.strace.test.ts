@@ -25,6 +25,9 @@ import { probeIsolation, type Isolation } from './oracle/traced-run.js';
 const CI_SEED = 20_261_203;
 const RUNS = Number(process.env.PARLEY_ORACLE_RUNS ?? 6000);
 const BUDGET_MS = 45_000;
+/** Through the sandbox each run costs a sandbox more; fewer commands, own budget. */
+const SANDBOXED_RUNS = Math.ceil(RUNS / 4);
+const SANDBOXED_BUDGET_MS = 30_000;
 const TIMEOUT_MS = 3_000;
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
 
@@ -120,4 +123,40 @@ describe.runIf(isolation !== undefined || inCi)('bash execution oracle (strace)'
     },
     BUDGET_MS + 30_000,
   );
+
+  it(
+    'runs the commands the check allows through the sandboxed tool, and none has an effect outside its policy',
+    async () => {
+      const chosen = seed();
+      const report = await runOracle({
+        runs: SANDBOXED_RUNS,
+        seed: chosen,
+        workers: 2,
+        timeoutMs: TIMEOUT_MS,
+        budgetMs: SANDBOXED_BUDGET_MS,
+        isolation: ready(),
+        throughSandbox: true,
+      });
+      console.log(
+        `bash oracle through the sandbox: ${report.checked} of ${report.generated} checked, ${report.ran} run, ` +
+          `${report.findings.length} findings, ${(report.durationMs / 1000).toFixed(1)} s`,
+      );
+      expect(report.ran).toBeGreaterThan(0);
+      expect(report.findings.map(findingLine)).toEqual([]);
+    },
+    SANDBOXED_BUDGET_MS + 30_000,
+  );
+
+  it('through the sandbox, sees a write that took effect and not one the sandbox blocked', async () => {
+    const sandboxed = (command: string): Promise<string[]> =>
+      execute(worker, command, {
+        isolation: ready(),
+        timeoutMs: TIMEOUT_MS,
+        throughSandbox: true,
+      }).then((violations) => [...new Set(violations.map((violation) => violation.kind))].sort());
+    // Read-only policy: the write fails with EROFS, nothing changes.
+    expect(await sandboxed('cat README.md; echo x > /tmp/private.txt')).toEqual([]);
+    // Write policy: writing the project is what the policy allows, and is seen as a write.
+    expect(await sandboxed('echo x > out.txt')).toEqual(['write']);
+  });
 });

@@ -10,7 +10,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import type { PermissionRule } from '@parley/core';
+import { PermissionEngine, type PermissionRule } from '@parley/core';
 
 /**
  * The adversarial permission corpus (fixtures/permission-corpus.json) and
@@ -120,4 +120,33 @@ export function createSandbox(): Sandbox {
     ],
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The engine a corpus case is decided by: its mode (default `default`),
+ * the sandbox's allow rules (its own Bash allow rules instead, when it
+ * gives some), and its deny and ask rules.
+ */
+export function corpusEngine(sandbox: Sandbox, entry: BashCase): PermissionEngine {
+  const rule = (behavior: PermissionRule['behavior'], ruleContent: string): PermissionRule => ({
+    toolName: 'Bash',
+    ruleContent,
+    behavior,
+    source: 'corpus',
+  });
+  const base = sandbox.allowRules(entry.fileRules ?? true);
+  const allow =
+    entry.allow === undefined
+      ? base
+      : [
+          ...base.filter((item) => item.toolName !== 'Bash'),
+          ...entry.allow.map((content) => rule('allow', content)),
+        ];
+  return new PermissionEngine({
+    mode: entry.mode ?? 'default',
+    workingDirectories: [sandbox.project],
+    allowRules: allow,
+    denyRules: (entry.deny ?? []).map((content) => rule('deny', content)),
+    askRules: (entry.ask ?? []).map((content) => rule('ask', content)),
+  });
 }

@@ -17,7 +17,13 @@ import { decideBash } from './permissions.js';
 import { judgeBashReads, readsStayInside } from './read-paths.js';
 import { readsDecision } from '../shared/read-access.js';
 import { bashRuleMatches } from './rules.js';
-import { runCommand } from './run-command.js';
+import { SecretFinder } from './sandbox/masks.js';
+import type { SandboxKind, SandboxOptions, SandboxSetting } from './sandbox/policy-types.js';
+import { CommandSandbox } from './sandbox/sandbox.js';
+import { runSandboxed } from './sandbox/sandboxed-run.js';
+import { autoAllowed } from './sandbox/auto-allow.js';
+import { resolveTargets } from './target-paths.js';
+import { workingDirectories } from '../shared/paths.js';
 import { uncoveredCommands } from './coverage.js';
 import { prefixRules } from './suggestions.js';
 
@@ -29,6 +35,11 @@ export type BashOptions = {
   timeoutMs?: number;
   /** Variables added to (or overriding) the environment of `process.env`. */
   env?: Record<string, string>;
+  /**
+   * The OS sandbox every command runs in (ADR tools-0007): a setting
+   * (`auto`, the default; `required`; `off`) or the full options.
+   */
+  sandbox?: SandboxSetting | SandboxOptions;
 };
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -50,6 +61,12 @@ const bashInput = z.object({
     .string()
     .optional()
     .describe('What the command does, in a few words, for the person watching.'),
+  sandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      'false runs the command outside the sandbox; that always asks the person. Only for a command the sandbox blocked.',
+    ),
 });
 
 /** The input of `Bash`. */
@@ -78,6 +95,8 @@ export class Bash implements Tool<BashInput> {
     'Each call starts in the working directory; cd does not carry over to the next call.',
     'Quote paths with spaces. Prefer Read, Write, Edit, Glob and Grep for files.',
     `Long output is cut in the middle. Commands stop after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout is given.`,
+    'Commands run in a sandbox: read-only commands cannot write or use the network, others write only in the working directories;',
+    "secrets read as empty. The sandbox has its own PID namespace, so ps and pgrep see only the command's own processes.",
   ].join(' ');
   readonly inputSchema = bashInput;
   readonly external = false;
@@ -86,12 +105,17 @@ export class Bash implements Tool<BashInput> {
   readonly cwd: string;
   private readonly timeoutMs: number;
   private readonly env: Record<string, string>;
+  private readonly sandbox: CommandSandbox;
+  private readonly secrets = new SecretFinder();
+  private bareWarned = false;
   private schema: Record<string, unknown> | undefined;
 
   constructor(options: BashOptions = {}) {
     this.cwd = path.resolve(options.cwd ?? process.cwd());
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.env = { ...options.env };
+    const sandbox = options.sandbox ?? 'auto';
+    this.sandbox = new CommandSandbox(typeof sandbox === 'string' ? { mode: sandbox } : sandbox);
     loadBashParser().catch(() => undefined);
     loadSecondParser().catch(() => undefined);
   }
@@ -102,8 +126,18 @@ export class Bash implements Tool<BashInput> {
     return this.schema;
   }
 
-  /** Read-only lines (SPEC section 7) are allowed in every mode. */
+  /**
+   * The sandbox commands run in here: `bubblewrap`, or `none` when the
+   * option is `off` or the machine has none (then commands run bare). The
+   * first call probes the machine (a few milliseconds), once per process.
+   */
+  get sandboxKind(): SandboxKind {
+    return this.sandbox.kind();
+  }
+
+  /** Read-only lines (SPEC section 7) are allowed in every mode; never one asked to run outside the sandbox. */
   isReadOnly(input: BashInput): boolean {
+    if (input.sandbox === false) return false;
     return analyseCommandLine(input.command)?.readOnly ?? false;
   }
 
@@ -147,6 +181,8 @@ export class Bash implements Tool<BashInput> {
    */
   matchRule(ruleContent: string | null, input: BashInput): boolean {
     if (ruleContent === null) return true;
+    // Outside the sandbox no rule stands for the call; deny and ask rules still hold in `checkPermissions`.
+    if (input.sandbox === false) return false;
     const analysis = analyseCommandLine(input.command);
     if (analysis === undefined) return matchesAnyFragment(ruleContent, input.command);
     const readsInside = readsStayInside(analysis, this.location());
@@ -180,7 +216,26 @@ export class Bash implements Tool<BashInput> {
     }
     const location = this.location();
     const reads = await judgeBashReads(analysis, context, location);
-    return decideBash(analysis, context, location, reads);
+    const decision = decideBash(analysis, context, location, reads);
+    if (
+      input.sandbox !== false &&
+      decision.behavior === 'ask' &&
+      decision.matchedRule === undefined &&
+      this.sandbox.autoAllows()
+    ) {
+      const resolved = resolveTargets(analysis, location);
+      const directories = workingDirectories(context, location.cwd);
+      return autoAllowed({ analysis, resolved, reads, directories, location }) ?? decision;
+    }
+    if (input.sandbox !== false || decision.behavior === 'deny' || decision.bypassImmune === true) {
+      return decision;
+    }
+    // Outside the sandbox: always an ask, that only bypass mode skips.
+    return {
+      behavior: 'ask',
+      message: permissionMessages.ask(this.name),
+      decisionReason: 'Runs outside the sandbox (sandbox: false)',
+    };
   }
 
   /** One `{command} {subcommand}:*` rule per sub-command that is not read-only (for `time npm test`, the inner `npm test`). */
@@ -190,19 +245,36 @@ export class Bash implements Tool<BashInput> {
     return prefixRules(analysis.parts.flatMap((part) => uncoveredCommands(part, [], 'default')));
   }
 
-  /** Runs the command, streaming its output. */
+  /**
+   * Runs the command in the sandbox its analysis calls for (outside it
+   * for `sandbox: false`), streaming its output. With the option `auto` and
+   * no sandbox here, it runs bare and warns once through the logger; with
+   * `required` it throws `SandboxUnavailableError`.
+   */
   execute(input: BashInput, context: ToolContext): AsyncIterable<ToolChunk> {
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.env };
     delete env.CDPATH;
-    return runCommand({
-      command: input.command,
-      cwd: this.cwd,
-      env,
-      timeoutMs: Math.min(input.timeout ?? this.timeoutMs, MAX_TIMEOUT_MS),
-      signal: context.signal,
-      headChars: HEAD_CHARS,
-      tailChars: TAIL_CHARS,
-      killGraceMs: KILL_GRACE_MS,
+    return runSandboxed({
+      run: {
+        command: input.command,
+        cwd: this.cwd,
+        env,
+        timeoutMs: Math.min(input.timeout ?? this.timeoutMs, MAX_TIMEOUT_MS),
+        signal: context.signal,
+        headChars: HEAD_CHARS,
+        tailChars: TAIL_CHARS,
+        killGraceMs: KILL_GRACE_MS,
+      },
+      outside: input.sandbox === false,
+      context,
+      location: this.location(),
+      sandbox: this.sandbox,
+      secrets: this.secrets,
+      onBare: (reason) => {
+        if (this.bareWarned) return;
+        this.bareWarned = true;
+        context.logger.warn(`Bash runs commands without a sandbox: ${reason}`);
+      },
     });
   }
 

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, temporaryDirectory, toolContext } from '../../test/context.js';
@@ -46,11 +45,25 @@ async function eventually(test: () => boolean): Promise<boolean> {
   return test();
 }
 
-async function backgroundPid(file: string): Promise<number> {
-  expect(await eventually(() => existsSync(file) && readFileSync(file, 'utf8').trim() !== '')).toBe(
-    true,
-  );
-  return Number(readFileSync(file, 'utf8').trim());
+/**
+ * The host's pid of the `sleep SECONDS` the command started. Found by its
+ * command line, since `$!` inside the sandbox is a pid of its own namespace.
+ */
+async function sleeperPid(seconds: string): Promise<number> {
+  const find = (): number | undefined => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${seconds}\0`)
+          return Number(entry);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return undefined;
+  };
+  expect(await eventually(() => find() !== undefined)).toBe(true);
+  return find() ?? -1;
 }
 
 describe('Bash.execute', () => {
@@ -98,47 +111,62 @@ describe('Bash.execute', () => {
     );
   });
 
-  it('stops a command at its timeout, with its process group', async () => {
-    const pidFile = path.join(directory.path, 'timeout.pid');
-    const result = await run(`sleep 30 & echo $! > ${pidFile}; wait`, undefined, 300);
-    expect(result.state).toBe('error');
-    expect(result.metadata).toMatchObject({ timedOut: true });
-    expect(result.text).toContain('[Command timed out after 300 ms and was stopped]');
-    const pid = await backgroundPid(pidFile);
-    expect(await eventually(() => !alive(pid))).toBe(true);
-  });
-
-  it('kills the whole process group when the agent aborts', async () => {
-    const pidFile = path.join(directory.path, 'abort.pid');
-    const controller = new AbortController();
-    const pending = run(`sleep 30 & echo $! > ${pidFile}; wait`, controller.signal);
-    const pid = await backgroundPid(pidFile);
-    expect(alive(pid)).toBe(true);
-    controller.abort();
-    const result = await pending;
-    expect(result.metadata).toMatchObject({ aborted: true });
-    expect(result.text).toContain('[Command was interrupted and stopped]');
-    expect(await eventually(() => !alive(pid))).toBe(true);
-  });
-
   it('does not start when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
     const result = await run('echo should-not-matter; sleep 5', controller.signal);
     expect(result.metadata).toMatchObject({ aborted: true });
   });
-
-  it('kills the process group when the reader stops early', async () => {
-    const pidFile = path.join(directory.path, 'early.pid');
-    const stream = bash.execute(
-      { command: `sleep 30 & echo $! > ${pidFile}; echo started; wait` },
-      toolContext(),
-    );
-    for await (const chunk of stream) {
-      expect(chunk).toEqual({ type: 'text', text: 'started\n' });
-      break;
-    }
-    const pid = await backgroundPid(pidFile);
-    expect(await eventually(() => !alive(pid))).toBe(true);
-  });
 });
+
+describe.each(['auto', 'off'] as const)(
+  'Bash.execute stops what it started (sandbox %s)',
+  (mode) => {
+    const tool = (): Bash => new Bash({ cwd: directory.path, sandbox: mode });
+    const runWith = (command: string, signal?: AbortSignal, timeout?: number) =>
+      collect(
+        tool().execute(
+          { command, ...(timeout === undefined ? {} : { timeout }) },
+          toolContext(signal),
+        ),
+      );
+    const seconds = (n: number): string => `${mode === 'auto' ? 40 : 50}${n}.5`;
+
+    it('stops a command at its timeout, with its process group', async () => {
+      const pending = runWith(`sleep ${seconds(1)} & wait`, undefined, 1000);
+      const pid = await sleeperPid(seconds(1));
+      const result = await pending;
+      expect(result.state).toBe('error');
+      expect(result.metadata).toMatchObject({ timedOut: true });
+      expect(result.text).toContain('[Command timed out after 1000 ms and was stopped]');
+      expect(await eventually(() => !alive(pid))).toBe(true);
+    });
+
+    it('kills the whole process group when the agent aborts', async () => {
+      const controller = new AbortController();
+      const pending = runWith(`sleep ${seconds(2)} & wait`, controller.signal);
+      const pid = await sleeperPid(seconds(2));
+      expect(alive(pid)).toBe(true);
+      controller.abort();
+      const result = await pending;
+      expect(result.metadata).toMatchObject({ aborted: true });
+      expect(result.text).toContain('[Command was interrupted and stopped]');
+      expect(await eventually(() => !alive(pid))).toBe(true);
+    });
+
+    it('kills the process group when the reader stops early', async () => {
+      const stream = tool().execute(
+        { command: `sleep ${seconds(3)} & echo started; wait` },
+        toolContext(),
+      );
+      const reader = stream[Symbol.asyncIterator]();
+      expect(await reader.next()).toEqual({
+        done: false,
+        value: { type: 'text', text: 'started\n' },
+      });
+      const pid = await sleeperPid(seconds(3));
+      await reader.return?.(undefined);
+      expect(await eventually(() => !alive(pid))).toBe(true);
+    });
+  },
+);

@@ -14,6 +14,8 @@ export type RunOptions = {
   tailChars: number;
   /** Time between SIGTERM and SIGKILL when stopping the process group. */
   killGraceMs: number;
+  /** Runs the shell through another program (a sandbox): given the shell's argv, the program to spawn. */
+  wrap?: (argv: string[]) => { file: string; args: string[] };
 };
 
 /** How the command ended, as put in the result metadata. */
@@ -39,18 +41,31 @@ type Event =
  * children do not outlive the call; the same happens if the consumer stops reading.
  */
 export async function* runCommand(options: RunOptions): AsyncGenerator<ToolChunk> {
+  if (options.signal.aborted) {
+    const metadata: RunMetadata = {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      aborted: true,
+      truncated: false,
+      outputChars: 0,
+    };
+    yield { type: 'text', text: endNote(metadata, options.timeoutMs) };
+    yield { type: 'tool_end', state: 'error', metadata };
+    return;
+  }
   // sh sends its own stderr to stdout, then replaces itself with bash -c "$1":
   // one pipe for both streams keeps their order, and the command text stays an argument.
-  const child = spawn(
-    '/bin/sh',
-    ['-c', 'exec 2>&1; exec bash -c "$1"', 'parley-bash', options.command],
-    {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
+  const shell = ['/bin/sh', '-c', 'exec 2>&1; exec bash -c "$1"', 'parley-bash', options.command];
+  const { file, args } = options.wrap?.(shell) ?? { file: '/bin/sh', args: shell.slice(1) };
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    // The shell sends its stderr to stdout; what still comes on stderr is
+    // from before it (sh itself, or a sandbox program that could not start).
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: Event[] = [];
   let wake: (() => void) | undefined;
   const emit = (event: Event): void => {
@@ -59,6 +74,8 @@ export async function* runCommand(options: RunOptions): AsyncGenerator<ToolChunk
   };
   const decoder = new StringDecoder('utf8');
   child.stdout.on('data', (data: Buffer) => emit({ type: 'data', text: decoder.write(data) }));
+  const errors = new StringDecoder('utf8');
+  child.stderr.on('data', (data: Buffer) => emit({ type: 'data', text: errors.write(data) }));
   child.on('error', (error) => emit({ type: 'error', error }));
   child.on('close', (code, signal) => emit({ type: 'exit', code, signal }));
 

@@ -51,6 +51,15 @@ const DANGEROUS_DIRECTORIES = new Set([
 ]);
 
 /**
+ * The names of the dangerous files and directories (`.bashrc`, `.ssh`, …),
+ * `.git` left out: a sandbox keeps them read-only where they exist at the
+ * top of a writable directory.
+ */
+export function dangerousNames(): string[] {
+  return [...DANGEROUS_FILES, ...DANGEROUS_DIRECTORIES].filter((name) => name !== '.git');
+}
+
+/**
  * Why writing to `absolute` is dangerous, or undefined when it is not: the
  * file is a dangerous file (`.bashrc`, `.env*`, …), or the path is or lies
  * inside a dangerous directory (`.git`, `.ssh`, …). Case-insensitive, so

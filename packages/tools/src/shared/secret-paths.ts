@@ -144,6 +144,11 @@ const HOME_SECRETS = [
   '.zsh_history',
 ];
 
+/** The well-known places of secrets below a home directory (they may not exist). */
+export function homeSecretPlaces(home: string): string[] {
+  return HOME_SECRETS.map((name) => path.join(home, name));
+}
+
 /** Directories not walked when looking for secrets in a tree (dependencies, git objects). */
 const WALK_IGNORE = ['**/node_modules/**', '**/.git/**'];
 const WALK_DEPTH = 16;
@@ -156,7 +161,7 @@ const WALK_DEPTH = 16;
  * path whose real place is a secret counts). Empty when the tree holds none.
  */
 export async function secretsInside(directory: string, home: string, limit = 3): Promise<string[]> {
-  const known = [...HOME_SECRETS.map((name) => path.join(home, name)), '/proc']
+  const known = [...homeSecretPlaces(home), '/proc']
     .filter((place) => isInside(directory, place))
     .map((place) => (place === '/proc' ? '/proc/*/environ' : place));
   if (known.length > 0) return known.slice(0, limit);

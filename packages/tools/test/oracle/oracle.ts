@@ -1,7 +1,12 @@
 import fc from 'fast-check';
-import { PermissionEngine } from '@parley/core';
+import { createPermissionContext, PermissionEngine } from '@parley/core';
 import type { PermissionMode } from '@parley/core';
 import { Bash } from '../../src/index.js';
+import { SecretFinder } from '../../src/bash/sandbox/masks.js';
+import type { SandboxPolicy } from '../../src/bash/sandbox/policy-types.js';
+import { BubblewrapAdapter } from '../../src/bash/sandbox/sandbox.js';
+import { commandPolicy } from '../../src/bash/sandbox/sandboxed-run.js';
+import { sandboxViolations } from './sandboxed-class.js';
 import { commandLine, GRAMMAR_PROGRAMS, type GeneratedCommand } from './command-grammar.js';
 import { createOracleSandbox, type WorkerSandbox } from './sandbox.js';
 import { readTrace, stringArgument } from './strace-trace.js';
@@ -29,6 +34,11 @@ export type OracleOptions = {
   /** Stop taking new commands after this long (the budget); the report says how many were checked. */
   budgetMs?: number;
   isolation: Isolation;
+  /**
+   * Run each command in the Bash tool's sandbox, with the policy the tool
+   * gives it, and look only for effects outside that policy (ADR tools-0007).
+   */
+  throughSandbox?: boolean;
 };
 
 /** One allowed command that did more than read. */
@@ -60,6 +70,8 @@ const MODES: readonly PermissionMode[] = ['default', 'explore'];
 /** One worker: its sandbox, its Bash tool (cwd and HOME in the sandbox) and the engines it asks. */
 export type OracleWorker = {
   sandbox: WorkerSandbox;
+  /** The secrets the Bash tool's sandbox masks in this worker. */
+  secrets: SecretFinder;
   bash: Bash;
   engines: Map<PermissionMode, PermissionEngine>;
 };
@@ -114,7 +126,7 @@ function makeWorker(sandbox: WorkerSandbox): OracleWorker {
       new PermissionEngine({ mode, workingDirectories: [sandbox.project] }),
     ]),
   );
-  return { sandbox, bash, engines };
+  return { sandbox, bash, engines, secrets: new SecretFinder() };
 }
 
 /** The modes in which the analysis allows `command` without asking. */
@@ -162,10 +174,23 @@ async function check(
 export async function execute(
   worker: OracleWorker,
   command: string,
-  options: Pick<OracleOptions, 'isolation' | 'timeoutMs'>,
+  options: Pick<OracleOptions, 'isolation' | 'timeoutMs' | 'throughSandbox'>,
   report?: OracleReport,
 ): Promise<Violation[]> {
-  const run = await tracedRun(command, worker.sandbox, options.isolation, options.timeoutMs);
+  const policy = options.throughSandbox ? await toolPolicy(worker, command) : undefined;
+  const adapter = new BubblewrapAdapter();
+  const run = await tracedRun(
+    command,
+    worker.sandbox,
+    options.isolation,
+    options.timeoutMs,
+    policy === undefined
+      ? undefined
+      : (argv) => {
+          const { file, args } = adapter.wrap(policy, argv);
+          return [file, ...args];
+        },
+  );
   if (run.timedOut && report !== undefined) report.timedOut++;
   const trace = readTrace(run.trace);
   const started = trace.events.some(
@@ -177,7 +202,10 @@ export async function execute(
     );
   }
   const { root } = worker.sandbox;
-  const violations = violationsOf(trace, GRAMMAR_PROGRAMS, worker.sandbox.tmp);
+  const violations =
+    policy === undefined
+      ? violationsOf(trace, GRAMMAR_PROGRAMS, worker.sandbox.tmp)
+      : sandboxViolations(trace, policy);
   // A second look that needs no trace: did anything in the sandbox change?
   const changes = worker.sandbox.changes();
   if (changes.length > 0) {
@@ -192,6 +220,17 @@ export async function execute(
       .replaceAll(`${root}/home`, '/fakehome')
       .replaceAll(root, '/sandbox'),
   }));
+}
+
+/** The policy the Bash tool would run `command` with in this worker (default mode, the project as working directory). */
+function toolPolicy(worker: OracleWorker, command: string): Promise<SandboxPolicy> {
+  return commandPolicy(command, {
+    permission: createPermissionContext({ workingDirectories: [worker.sandbox.project] }),
+    location: { cwd: worker.sandbox.project, home: worker.sandbox.home },
+    networkAllow: [],
+    tmpdir: worker.sandbox.tmp,
+    secrets: worker.secrets,
+  });
 }
 
 /** A finding as one line of the shared findings list: `- [open] modes | "command" | what strace saw`. */

@@ -79,13 +79,15 @@ function traces(isolation: Isolation): boolean {
 
 /**
  * Runs `command` in `sandbox` under strace. `timeoutMs` bounds the command;
- * the harness gives up 5 s after that.
+ * the harness gives up 5 s after that. `wrap` puts a program before
+ * `bash -c command` (the Bash tool's sandbox).
  */
 export function tracedRun(
   command: string,
   sandbox: WorkerSandbox,
   isolation: Isolation,
   timeoutMs: number,
+  wrap: (argv: string[]) => string[] = (argv) => argv,
 ): Promise<TracedRun> {
   rmSync(sandbox.traceFile, { force: true });
   const args = [
@@ -109,9 +111,7 @@ export function tracedRun(
     '-s',
     'KILL',
     `${timeoutMs / 1000}`,
-    'bash',
-    '-c',
-    command,
+    ...wrap(['bash', '-c', command]),
   ];
   const child = spawn(isolation.prefix[0] ?? '', args, {
     cwd: sandbox.project,

@@ -244,6 +244,16 @@ function isIndexRefresh(event: SyscallEvent): boolean {
   }
 }
 
+/**
+ * Whether the call writes (any path, even a harmless one): the calls that
+ * always write, and opens with a write flag.
+ */
+export function isWriteCall(event: SyscallEvent): boolean {
+  if (ALWAYS_WRITES.has(event.name)) return true;
+  const flags = event.name === 'open' ? event.args[1] : event.args[2];
+  return /^open(at2?)?$/.test(event.name) && flags !== undefined && WRITE_FLAGS.test(flags);
+}
+
 function judge(event: SyscallEvent, programs: ReadonlySet<string>): ViolationKind | undefined {
   const { name, args } = event;
   if (ALWAYS_WRITES.has(name)) return 'write';

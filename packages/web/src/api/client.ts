@@ -90,6 +90,15 @@ export function createApi(token: string, origin: string) {
     await response.body?.cancel();
   }
 
+  /** Which sandbox the server's Bash runs commands in (`/healthz`); undefined when it does not say. */
+  async function sandbox(): Promise<'bubblewrap' | 'none' | undefined> {
+    const response = await fetch(`${origin}/healthz`);
+    const body: unknown = response.ok ? await response.json() : undefined;
+    const kind =
+      typeof body === 'object' && body !== null && 'sandbox' in body ? body.sandbox : undefined;
+    return kind === 'bubblewrap' || kind === 'none' ? kind : undefined;
+  }
+
   const path = (id: string) => ({ params: { path: { id } } });
   return {
     token,
@@ -111,6 +120,7 @@ export function createApi(token: string, origin: string) {
     revokeRule: (id: string, rule: RevokeRule) =>
       unwrap(client.POST('/v1/sessions/{id}/permission/revoke', { ...path(id), body: rule })),
     postReply,
+    sandbox,
   };
 }
 

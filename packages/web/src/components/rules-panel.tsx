@@ -6,7 +6,8 @@ import { ruleInWords } from './rule-words.js';
 export type RuleKey = Pick<Rule, 'toolName' | 'ruleContent' | 'behavior'>;
 
 /**
- * The session's permission mode and its rules, each with a "Revoke" button
+ * The session's permission mode, the sandbox Bash runs commands in (when
+ * the server says), and its rules, each with a "Revoke" button
  * (named "Revoke rule <the rule in words>" for a screen reader), so a
  * person can read what "Always allow" added and take it back. `onRevoke`
  * sends the revocation and resolves once the rules are refreshed; a refusal
@@ -14,9 +15,11 @@ export type RuleKey = Pick<Rule, 'toolName' | 'ruleContent' | 'behavior'>;
  */
 export function RulesPanel({
   permission,
+  sandbox,
   onRevoke,
 }: {
   permission: SessionPermission | undefined;
+  sandbox?: 'bubblewrap' | 'none' | undefined;
   onRevoke: (rule: RuleKey) => Promise<void>;
 }) {
   const [pending, setPending] = useState<string | undefined>();
@@ -36,6 +39,12 @@ export function RulesPanel({
       <p>
         Mode: <strong>{permission?.mode ?? '…'}</strong>
       </p>
+      {sandbox === undefined ? null : (
+        <p>
+          Sandbox: <strong>{sandbox}</strong>
+          {sandbox === 'none' ? ' (Bash runs commands without one)' : null}
+        </p>
+      )}
       {permission === undefined || permission.rules.length === 0 ? (
         <p className="muted">No rules added yet.</p>
       ) : (

@@ -62,6 +62,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
   const [tools, setTools] = useState<ToolInfo[]>([]);
   const [audit, setAudit] = useState<AuditEntry[]>([]);
   const [permission, setPermission] = useState<SessionPermission | undefined>();
+  const [sandbox, setSandbox] = useState<'bubblewrap' | 'none' | undefined>();
   const [fatal, setFatal] = useState<string | undefined>();
   const [connection, setConnection] = useState<'open' | 'reconnecting' | 'connecting'>(
     'connecting',
@@ -134,6 +135,13 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
     clearTimeout(refreshTimer.current);
     refreshTimer.current = setTimeout(() => void refresh(), 50);
   }, [refresh]);
+
+  useEffect(() => {
+    api
+      .sandbox()
+      .then(setSandbox)
+      .catch(() => setSandbox(undefined));
+  }, [api]);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -349,6 +357,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
       <aside className="session-side" aria-label="Permissions and audit">
         <RulesPanel
           permission={permission}
+          sandbox={sandbox}
           onRevoke={async (rule) => {
             setPermission(await api.revokeRule(sessionId, rule));
             setAudit((await api.audit(sessionId)).records);

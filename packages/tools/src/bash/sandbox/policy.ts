@@ -1,0 +1,135 @@
+import path from 'node:path';
+import type { PermissionMode } from '@parley/core';
+import { isHarmlessSink } from '../../shared/dangerous-paths.js';
+import { isInside, isInWorkingDirectory, realPath } from '../../shared/paths.js';
+import type { CommandAnalysis } from '../analysis.js';
+import type { BashReads } from '../read-paths.js';
+import type { ResolvedTarget, ShellLocation } from '../target-paths.js';
+import { isNetworkCommand, writesGitConfig } from './command-needs.js';
+import { existing, linkedGitPaths, protectedPaths, type SecretFinder } from './masks.js';
+import type { SandboxPolicy } from './policy-types.js';
+
+/** Caches of package managers below the home directory, writable for approved commands. */
+const CACHES = ['.npm', '.cache', '.yarn', '.pnpm-store', '.local/share/pnpm', '.bun'];
+
+/** Everything the policy of one command is made from. */
+export type PolicyInput = {
+  /** Undefined when the line could not be analysed (it was a safety ask). */
+  analysis: CommandAnalysis | undefined;
+  reads: BashReads;
+  resolved: readonly ResolvedTarget[];
+  /** The working directories, real paths, the cwd first. */
+  directories: readonly string[];
+  location: ShellLocation;
+  mode: PermissionMode;
+  /** Hosts of `sandbox.network.allow`. */
+  networkAllow: readonly string[];
+  /** The command's `TMPDIR`, if set. */
+  tmpdir: string | undefined;
+  secrets: SecretFinder;
+};
+
+const TMP = '/tmp';
+const underTmp = (item: string): boolean => isInside(TMP, item);
+
+/**
+ * The sandbox policy of a command the permission check let run (ADR
+ * tools-0007). A line proven read-only gets the read-only policy; any other
+ * line gets the working directories (and what it names outside them) to
+ * write, and the network only when it runs a network command or
+ * `networkAllow` lists hosts; in bypass mode the whole file system is
+ * writable. In every policy the secrets are masked and the safety paths stay
+ * read-only, except those the line itself names: it was asked about them.
+ */
+export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> {
+  const { analysis, location } = input;
+  const level =
+    analysis?.readOnly === true ? 'read-only' : input.mode === 'bypass' ? 'bypass' : 'write';
+  const named = input.resolved
+    .flatMap((item) => item.paths ?? [])
+    .filter((item) => !isHarmlessSink(item.absolute))
+    .map((item) => item.real);
+  const secretsNamed = input.reads.secrets.map((shown) =>
+    realPath(shown.startsWith('~/') ? path.join(location.home, shown.slice(2)) : shown),
+  );
+  // A path named is the protected or masked one or lies inside it; a named
+  // directory around it (`rm -r .`) does not uncover what it holds.
+  const touches = (place: string, list: readonly string[]): boolean =>
+    list.some((item) => isInside(place, item));
+
+  const writable = level === 'write' ? writablePaths(input, named) : [];
+  const visible = [
+    location.cwd,
+    ...input.directories,
+    location.home,
+    ...input.reads.outside.flatMap((read) => (read.real === undefined ? [] : [read.real])),
+  ]
+    .map((item) => existing(item)?.path)
+    .filter((item): item is string => item !== undefined && underTmp(item));
+  const seen = (place: string): boolean =>
+    level === 'bypass' ||
+    !underTmp(place) ||
+    [...visible, ...writable].some((item) => isInside(item, place));
+
+  const roots =
+    level === 'bypass'
+      ? [...input.directories, location.home]
+      : writable.filter((item) => existing(item)?.directory === true);
+  const gitConfig = analysis !== undefined && writesGitConfig(analysis);
+  const protect = [...new Set(roots.flatMap(protectedPaths))].filter(
+    (place) =>
+      !touches(place, named) &&
+      !(gitConfig && path.basename(place) === 'config') &&
+      (level === 'bypass' || writable.some((item) => isInside(item, place))),
+  );
+  const masks = (await input.secrets.find(input.directories, location.home)).filter(
+    (mask) => !touches(mask.path, [...secretsNamed, ...named]) && seen(mask.path),
+  );
+  const tmpdir =
+    level !== 'bypass' &&
+    input.tmpdir !== undefined &&
+    path.isAbsolute(input.tmpdir) &&
+    existing(input.tmpdir)?.directory === true &&
+    ![...visible, ...writable, ...input.directories].some((item) =>
+      isInside(realPath(input.tmpdir ?? ''), item),
+    )
+      ? realPath(input.tmpdir)
+      : undefined;
+  return {
+    level,
+    cwd: location.cwd,
+    writable,
+    visible,
+    protect,
+    masks,
+    privateTmp: level !== 'bypass',
+    tmpdir,
+    network:
+      level === 'bypass' ||
+      (level === 'write' &&
+        ((analysis !== undefined && isNetworkCommand(analysis)) || input.networkAllow.length > 0)),
+  };
+}
+
+/**
+ * What an approved line may write: the working directories, the git
+ * directories a linked worktree keeps outside itself, package caches, and
+ * each existing path it names outside them (the person saw it in the ask).
+ * A new file it names outside is not granted: its directory would be far
+ * more than the ask said, so that write is blocked and reported.
+ */
+function writablePaths(input: PolicyInput, named: readonly string[]): string[] {
+  const places: string[] = [...input.directories];
+  for (const directory of input.directories) {
+    const linked = linkedGitPaths(directory);
+    if (linked !== undefined) places.push(linked.own, linked.common);
+  }
+  places.push(...CACHES.map((name) => path.join(input.location.home, name)));
+  for (const item of named) {
+    if (!isInWorkingDirectory(input.directories, item)) places.push(item);
+  }
+  const found = places
+    .map((place) => existing(place)?.path)
+    .filter((place): place is string => place !== undefined && place !== '/');
+  return [...new Set(found)];
+}

@@ -1,0 +1,22 @@
+// @vitest-environment happy-dom
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RulesPanel } from './rules-panel.js';
+
+afterEach(cleanup);
+
+const permission = { mode: 'default' as const, rules: [] };
+const revoke = async (): Promise<void> => undefined;
+
+describe('RulesPanel', () => {
+  it('shows the sandbox Bash runs commands in, and says so when there is none', () => {
+    render(<RulesPanel permission={permission} sandbox="bubblewrap" onRevoke={revoke} />);
+    expect(screen.getByText('bubblewrap')).toBeTruthy();
+    cleanup();
+    render(<RulesPanel permission={permission} sandbox="none" onRevoke={revoke} />);
+    expect(screen.getByText(/Bash runs commands without one/)).toBeTruthy();
+    cleanup();
+    render(<RulesPanel permission={permission} onRevoke={revoke} />);
+    expect(screen.queryByText(/Sandbox/)).toBeNull();
+  });
+});
