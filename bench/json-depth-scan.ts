@@ -8,7 +8,7 @@
 //
 //   npx tsx bench/json-depth-scan.ts
 import { performance } from 'node:perf_hooks';
-import { nestsDeeperThan } from '../packages/server/src/json-depth.js';
+import { nestsDeeperThan } from '../packages/server/src/http/middleware/json-depth.js';
 
 const rounds = Number(process.env['ROUNDS'] ?? '200');
 const item = {
