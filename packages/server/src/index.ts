@@ -35,7 +35,7 @@ export {
   SessionNotFoundError,
   RateLimitedError,
   UnauthenticatedError,
-} from './http/errors.js';
+} from './errors.js';
 export type {
   PostgresRateLimitStore,
   RateLimit,
@@ -46,7 +46,7 @@ export type { PostgresServerLogOptions } from './log/postgres/postgres-server-lo
 export { PostgresServerLog } from './log/postgres/postgres-server-log.js';
 export type { PostgresLogMigration } from './log/postgres/postgres-log-migrations.js';
 export { POSTGRES_LOG_MIGRATIONS } from './log/postgres/postgres-log-migrations.js';
-export { RequestTimeoutError, ShuttingDownError } from './http/service-errors.js';
+export { RequestTimeoutError, ShuttingDownError } from './service-errors.js';
 export { TooManyStreamsError } from './events/stream-errors.js';
 export type { StreamLimitOptions } from './events/stream-limits.js';
 export type { ClosingNote, ClosingReason, InterruptedOutcome } from './events/closing-frame.js';

@@ -9,7 +9,7 @@ import {
 } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventNumberTakenError } from '../src/http/errors.js';
+import { EventNumberTakenError } from '../src/errors.js';
 import { EventFeed } from '../src/events/event-feed.js';
 import { followEvents } from '../src/events/follow-events.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';

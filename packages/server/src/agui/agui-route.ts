@@ -6,7 +6,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import type { ClosingNote } from '../events/closing-frame.js';
-import { InvalidRequestError } from '../http/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { followEvents } from '../events/follow-events.js';
 import type { ServerApp, ServerContext, ServerEnv } from '../http/server-context.js';
 import { problemResponses, problemSchema } from '../http/schemas.js';

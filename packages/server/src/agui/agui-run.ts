@@ -6,7 +6,7 @@ import {
   userInterruptEvent,
 } from '@parley/core';
 import type { AgentState, AnyTool, Msg, ReplyInput } from '@parley/core';
-import { ForbiddenError, IdempotencyKeyError, SessionNotFoundError } from '../http/errors.js';
+import { ForbiddenError, IdempotencyKeyError, SessionNotFoundError } from '../errors.js';
 import {
   claimOn,
   idempotencyClaim,

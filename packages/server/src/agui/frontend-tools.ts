@@ -1,7 +1,7 @@
 import { SessionBusyError, Toolkit, isValidToolName } from '@parley/core';
 import type { AnyTool, SessionAgentOptions, SessionsOptions } from '@parley/core';
 import { z } from 'zod';
-import { InvalidRequestError } from '../http/errors.js';
+import { InvalidRequestError } from '../errors.js';
 
 /** A tool an AG-UI client offers for one run (`RunAgentInput.tools`): it runs in the client. */
 export type ClientTool = { name: string; description: string; parameters?: unknown };

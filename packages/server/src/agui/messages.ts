@@ -1,7 +1,7 @@
 import type { AssistantMessage, Message } from '@ag-ui/core';
 import { textOf } from '@parley/core';
 import type { Msg, ToolResultBlock } from '@parley/core';
-import { InvalidRequestError } from '../http/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { callsMessageId, clientMessageId, toolMessageId } from './event-mapper.js';
 import type { AguiMessage } from './wire-types.js';
 

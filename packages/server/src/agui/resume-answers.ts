@@ -19,7 +19,7 @@ import type {
   ToolResultBlock,
 } from '@parley/core';
 import { z } from 'zod';
-import { InvalidRequestError } from '../http/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { waitingCallsOf } from '../waiting/session-summary.js';
 import type { WaitingCall } from '../waiting/session-summary.js';
 import { decodeInterruptId, kindOf } from './interrupts.js';

@@ -1,6 +1,6 @@
 import { SessionBusyError } from '@parley/core';
 import type { AgentEvent } from '@parley/core';
-import { EventNumberTakenError } from '../http/errors.js';
+import { EventNumberTakenError } from '../errors.js';
 import type { WaitingSource } from '../waiting/saved-waits.js';
 import type { AppendOptions, SessionLog, StoredEvent } from '../log/session-log.js';
 

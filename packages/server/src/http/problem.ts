@@ -6,8 +6,8 @@ import {
   IdempotentRequestInterruptedError,
   RateLimitedError,
   UnauthenticatedError,
-} from './errors.js';
-import { ShuttingDownError } from './service-errors.js';
+} from '../errors.js';
+import { ShuttingDownError } from '../service-errors.js';
 import { TooManyStreamsError } from '../events/stream-errors.js';
 
 /**

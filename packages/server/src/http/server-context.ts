@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { LRUCache } from 'lru-cache';
 import type { Logger, SessionStore, Sessions } from '@parley/core';
-import { SessionNotFoundError } from './errors.js';
+import { SessionNotFoundError } from '../errors.js';
 import type { EventFeed } from '../events/event-feed.js';
 import type { ServerMetrics } from './metrics.js';
 import type { RunningReply } from '../replies/reply-task.js';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@parley/core';
-import { IdempotencyKeyError } from '../http/errors.js';
+import { IdempotencyKeyError } from '../errors.js';
 import type { IdempotentRequest, SessionLog } from '../log/session-log.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ClosingNote, InterruptedOutcome } from '../events/closing-frame.js';
-import { outcomeText } from '../http/errors.js';
+import { outcomeText } from '../errors.js';
 import type { SessionLog } from '../log/session-log.js';
 
 /** The events a reply rests on: it ended, or it parked for an answer. */

@@ -1,6 +1,6 @@
 import { messageSchema, parseInputEvent } from '@parley/core';
 import type { ReplyInput } from '@parley/core';
-import { InvalidRequestError } from '../http/errors.js';
+import { InvalidRequestError } from '../errors.js';
 
 /** What a reply's `input` is: new input (a text or a message), or an answer to the parked reply. */
 export type ParsedInput =

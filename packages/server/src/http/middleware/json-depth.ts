@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError } from '../../errors.js';
 
 /** The index of the quote that ends the JSON string opened at `open`, or -1 if none does. */
 function stringEnd(text: string, open: number): number {

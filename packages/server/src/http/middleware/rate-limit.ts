@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { RateLimitedError } from '../errors.js';
+import { RateLimitedError } from '../../errors.js';
 import type { Principal } from '../../auth/principal.js';
 
 /**

@@ -2,10 +2,10 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
-import { BodyTooLargeError, UnauthenticatedError } from '../errors.js';
+import { BodyTooLargeError, UnauthenticatedError } from '../../errors.js';
 import type { Authenticate } from '../../auth/principal.js';
 import { problemFor, problemResponse } from '../problem.js';
-import { RequestTimeoutError } from '../service-errors.js';
+import { RequestTimeoutError } from '../../service-errors.js';
 import { isStreamRequest } from './stream-guard.js';
 
 /** Options of `requestGuards`: who the caller is, and how long a request may take (0: no limit). */

@@ -6,7 +6,7 @@ import {
   IdempotencyKeyError,
   IdempotentRequestInterruptedError,
   InvalidRequestError,
-} from '../errors.js';
+} from '../../errors.js';
 import { followEventBatches } from '../../events/follow-events.js';
 import {
   claimReply,

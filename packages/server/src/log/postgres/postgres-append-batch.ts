@@ -1,5 +1,5 @@
 import { formatAppendNotice } from './append-notices.js';
-import { EventNumberTakenError } from '../../http/errors.js';
+import { EventNumberTakenError } from '../../errors.js';
 import { named } from './named-statement.js';
 import type { NamedStatement } from './named-statement.js';
 import type { AppendOptions, StoredEvent, WaitingRefresh } from '../session-log.js';

@@ -12,7 +12,7 @@ import { followEvents } from '../../events/follow-events.js';
 import { applyLogMigrations, POSTGRES_LOG_MIGRATIONS } from './postgres-log-migrations.js';
 import { PostgresServerLog } from './postgres-server-log.js';
 import { postgresRateLimit } from '../../http/middleware/rate-limit.js';
-import { EventNumberTakenError, RateLimitedError } from '../../http/errors.js';
+import { EventNumberTakenError, RateLimitedError } from '../../errors.js';
 import type { StoredEvent } from '../session-log.js';
 import { postgresTestUrl, randomName } from '../../../test/postgres-url.js';
 

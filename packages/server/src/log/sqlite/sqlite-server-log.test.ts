@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { describeSessionLogConformance } from '../../../test/session-log-conformance.js';
-import { EventNumberTakenError } from '../../http/errors.js';
+import { EventNumberTakenError } from '../../errors.js';
 import { SqliteServerLog } from './sqlite-server-log.js';
 
 describeSessionLogConformance('SqliteServerLog', () => {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { InvalidInputError } from '@parley/core';
-import { EventNumberTakenError } from '../../http/errors.js';
+import { EventNumberTakenError } from '../../errors.js';
 import { EventHeads } from '../../events/event-heads.js';
 import type { EventHead } from '../../events/event-heads.js';
 import { GroupCommit } from './group-commit.js';
