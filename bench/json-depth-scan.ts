@@ -1,4 +1,4 @@
-// What the request-body depth check (packages/server/src/json-depth.ts)
+// What the request-body depth check (packages/server/src/http/middleware/json-depth.ts)
 // costs, side by side with what every JSON body costs anyway: JSON.parse of
 // the same text. The body is 1 MiB of the kind a reply's POST carries (a
 // message whose metadata holds many items with long strings, quotes and
@@ -8,7 +8,7 @@
 //
 //   npx tsx bench/json-depth-scan.ts
 import { performance } from 'node:perf_hooks';
-import { nestsDeeperThan } from '../packages/server/src/json-depth.js';
+import { nestsDeeperThan } from '../packages/server/src/http/middleware/json-depth.js';
 
 const rounds = Number(process.env['ROUNDS'] ?? '200');
 const item = {

@@ -17,7 +17,7 @@ import type { AgentEvent } from '@parley/core';
 
 /**
  * The SSE frames of one answer's events, numbered from 1, as the server
- * writes them (`sseFrame` in packages/server/src/sse-response.ts, which is
+ * writes them (`sseFrame` in packages/server/src/node/sse-response.ts, which is
  * not exported; an event's JSON text has no line break to split).
  */
 export function framesOf(events: readonly AgentEvent[]): string[] {

@@ -1,5 +1,5 @@
 import { ParleyError } from '@parley/core';
-import type { InterruptedOutcome } from './closing-frame.js';
+import type { InterruptedOutcome } from './events/closing-frame.js';
 
 /**
  * The request carried no credentials, or ones the authenticator did not

@@ -1,8 +1,8 @@
 // The Idempotency-Key claims of every SessionLog: part of the conformance
 // suite (session-log-conformance.ts), which registers these tests.
 import { expect, it } from 'vitest';
-import { claimReply, recordStart } from '../src/idempotency.js';
-import type { SessionLog } from '../src/server-log.js';
+import { claimReply, recordStart } from '../src/idempotency/idempotency.js';
+import type { SessionLog } from '../src/log/session-log.js';
 
 /** Registers the claim tests; `fresh` gives a fresh, empty log. */
 export function describeIdempotencyConformance(fresh: () => Promise<SessionLog>): void {

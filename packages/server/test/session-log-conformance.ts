@@ -10,8 +10,8 @@ import {
 import type { AgentEvent } from '@parley/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventNumberTakenError } from '../src/errors.js';
-import { EventFeed } from '../src/event-feed.js';
-import { followEvents } from '../src/follow.js';
+import { EventFeed } from '../src/events/event-feed.js';
+import { followEvents } from '../src/events/follow-events.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import type {
   ApiKeyRecord,
@@ -19,8 +19,8 @@ import type {
   Approval,
   SessionLog,
   StoredEvent,
-} from '../src/server-log.js';
-import type { WaitingCall } from '../src/session-summary.js';
+} from '../src/log/session-log.js';
+import type { WaitingCall } from '../src/waiting/session-summary.js';
 
 /** A log under test, and how to let go of it. */
 export type LogUnderTest = { log: SessionLog & ApiKeyStore; close: () => Promise<void> };

@@ -6,9 +6,9 @@ import type { ChatRequest, SessionAgentOptions } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
-import { createServer } from '../src/create-server.js';
-import type { ParleyServer, ServerOptions } from '../src/create-server.js';
-import type { Principal } from '../src/principal.js';
+import { createServer } from '../src/http/create-server.js';
+import type { ParleyServer, ServerOptions } from '../src/http/create-server.js';
+import type { Principal } from '../src/auth/principal.js';
 
 /** One SSE frame as a client parses it. */
 export type Frame = { id: string | undefined; event: string | undefined; data: string };

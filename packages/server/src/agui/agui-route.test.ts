@@ -5,7 +5,7 @@ import { ScriptedModel } from '@parley/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { noteAgent, readFrames, testServer } from '../../test/support.js';
-import type { ParleyServer } from '../create-server.js';
+import type { ParleyServer } from '../http/create-server.js';
 
 type Event = Record<string, unknown> & { type: string };
 

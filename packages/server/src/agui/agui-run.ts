@@ -7,14 +7,19 @@ import {
 } from '@parley/core';
 import type { AgentState, AnyTool, Msg, ReplyInput } from '@parley/core';
 import { ForbiddenError, IdempotencyKeyError, SessionNotFoundError } from '../errors.js';
-import { claimOn, idempotencyClaim, keepClaim, refuseOtherRequest } from '../idempotency.js';
-import { outcomeOf } from '../metrics.js';
-import type { Principal } from '../principal.js';
-import { startReply } from '../reply-task.js';
-import type { RunningReply } from '../reply-task.js';
-import { indexWaiting, visibleSession } from '../server-context.js';
-import type { ServerContext } from '../server-context.js';
-import type { IdempotentRequest } from '../server-log.js';
+import {
+  claimOn,
+  idempotencyClaim,
+  keepClaim,
+  refuseOtherRequest,
+} from '../idempotency/idempotency.js';
+import { outcomeOf } from '../http/metrics.js';
+import type { Principal } from '../auth/principal.js';
+import { startReply } from '../replies/reply-task.js';
+import type { RunningReply } from '../replies/reply-task.js';
+import { indexWaiting, visibleSession } from '../http/server-context.js';
+import type { ServerContext } from '../http/server-context.js';
+import type { IdempotentRequest } from '../log/session-log.js';
 import type { FrontendTools } from './frontend-tools.js';
 import { openCallsOf } from './interrupts.js';
 import { newUserMessages, snapshotMessages } from './messages.js';

@@ -1,8 +1,8 @@
 import type { Interrupt } from '@ag-ui/core';
 import { AskUser, findPermissionAsk, parseToolInput } from '@parley/core';
 import type { AgentState, AskUserInput, Toolkit, ToolCallBlock } from '@parley/core';
-import { waitingCallsOf } from '../session-summary.js';
-import type { WaitingCall } from '../session-summary.js';
+import { waitingCallsOf } from '../waiting/session-summary.js';
+import type { WaitingCall } from '../waiting/session-summary.js';
 
 /** What an interrupt asks about a waiting call: a confirmation, AskUser's answers, an external result. */
 export type InterruptKind = 'confirm' | 'ask' | 'external';

@@ -20,8 +20,8 @@ import type {
 } from '@parley/core';
 import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
-import { waitingCallsOf } from '../session-summary.js';
-import type { WaitingCall } from '../session-summary.js';
+import { waitingCallsOf } from '../waiting/session-summary.js';
+import type { WaitingCall } from '../waiting/session-summary.js';
 import { decodeInterruptId, kindOf } from './interrupts.js';
 import type { AguiMessage, AguiResumeEntry } from './wire-types.js';
 

@@ -3,7 +3,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { InterruptSchema, MessageSchema } from '@ag-ui/core/schemas';
 import { parseAgentEvent } from '@parley/core';
 import { z } from 'zod';
-import type { StoredEvent } from '../server-log.js';
+import type { StoredEvent } from '../log/session-log.js';
 import { AguiEventMapper } from './event-mapper.js';
 import type { StoredInterrupt, StoredMessage } from './wire-types.js';
 
