@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testServer } from '../test/support.js';
+import { testServer } from '../../test/support.js';
 
 const healthz = async (options: Parameters<typeof testServer>[1] = {}) =>
   (await testServer(new Map(), options).fetch(new Request('http://parley.test/healthz'))).json();
