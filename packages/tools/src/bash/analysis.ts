@@ -146,6 +146,8 @@ class Analyser {
   private readonly all: AnalysedCommand[] = [];
   private readonly hazards: Hazard[] = [];
   private readonly directories: (string | undefined)[] = [];
+  /** Every operand of the line's commands, with its `cd` count: what `xargs` may be fed. */
+  private readonly operands: ReadTarget[] = [];
 
   constructor(private readonly parse: (source: string) => ParsedScript | undefined) {}
 
@@ -157,6 +159,9 @@ class Analyser {
       ...secretExpansions(source),
     ];
     const targets = this.all.flatMap((command) => command.targets);
+    // `xargs` reads its arguments from input, which the line's other commands
+    // make (`echo ~/.ssh/id_rsa | xargs cat`): any word they were given may be one.
+    const fedReads = this.all.some((command) => command.wrapper === 'xargs') ? this.operands : [];
     return {
       source,
       parts,
@@ -168,7 +173,7 @@ class Analyser {
         targets.length === 0 &&
         this.all.every((command) => command.readsOnly),
       targets,
-      reads: this.all.flatMap((command) => command.reads),
+      reads: [...this.all.flatMap((command) => command.reads), ...fedReads],
       directories: this.directories,
     };
   }
@@ -224,6 +229,18 @@ class Analyser {
       else inner.push(...this.script(parsed, depth + 1, nesting + 1));
     }
     const cdIndex = this.directories.length;
+    if (fed === undefined) {
+      for (const word of args) {
+        if (word.value.startsWith('-') || word.value === '') continue;
+        this.operands.push({
+          word,
+          recursive: false,
+          contents: true,
+          outsideMatters: false,
+          cdIndex,
+        });
+      }
+    }
     const own = kind === 'command' ? programTargets(program, args) : [];
     const targets = [
       ...(fed === undefined ? own : withFedArguments(program, own, fed)),

@@ -187,6 +187,9 @@ const WRITERS: Record<string, string> = {
   chmod: `c,changes f,silent,quiet v,verbose no-preserve-root preserve-root reference= R,recursive ${HELP}`,
   chown: `c,changes f,silent,quiet v,verbose dereference h,no-dereference from= no-preserve-root preserve-root reference= R,recursive H L P ${HELP}`,
   chgrp: `c,changes f,silent,quiet v,verbose dereference h,no-dereference no-preserve-root preserve-root reference= R,recursive H L P ${HELP}`,
+  install:
+    'backup? b C,compare d,directory D g=,group= m=,mode= o=,owner= p,preserve-timestamps s,strip ' +
+    `strip-program= S=,suffix= t=,target-directory= T,no-target-directory v,verbose preserve-context Z context? debug ${HELP}`,
   tee: `a,append i,ignore-interrupts p output-error? ${HELP}`,
   truncate: `c,no-create o,io-blocks r=,reference= s=,size= ${HELP}`,
   shred: `f,force n=,iterations= random-source= s=,size= u remove? v,verbose x,exact z,zero ${HELP}`,

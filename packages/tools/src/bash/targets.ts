@@ -93,6 +93,7 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     case 'cp':
     case 'mv':
     case 'ln':
+    case 'install':
       return read(program, args, (options, operands) =>
         all([...operands, ...keyValues({ options }, '-t')], 'write'),
       );
