@@ -3,6 +3,7 @@ import { hasKey, keyValues, parseOptions, type FoundOption } from './option-tabl
 import { optionTable } from './option-tables.js';
 import { isReadOnlyFind } from './read-only-find.js';
 import { isReadOnlyGit } from './read-only-git.js';
+import { awkCode, awkRunsCommands } from './awk.js';
 import { sedScriptEffect } from './sed.js';
 
 /** Builtins whose every argument is data (text, a test, a directory-stack entry): nothing to prove. */
@@ -120,6 +121,7 @@ const OPERAND_CHECKS: Record<
   // `env NAME=value… command` runs a command (judged on its own); without one it prints the environment.
   env: (operands) => operands.some((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value)),
   command: (_, options) => options.some((option) => option.key === '-v' || option.key === '-V'),
+  jq: (operands, options) => isReadOnlyJq(options, operands),
 };
 
 /**
@@ -227,8 +229,35 @@ function isReadOnlySed(options: FoundOption[], operands: Word[]): boolean {
   );
 }
 
-/** awk programs that cannot run commands or write files: no system(), pipes, `>`, getline or `@` directives. */
+/**
+ * awk programs that only print: no system(), getline, pipes, `@`
+ * directives, no output redirection (`>` after `print`/`printf` in its
+ * statement) and nothing that reads beyond the operands: `ENVIRON` (the
+ * environment's secrets), `ARGV`/`ARGC` (which files are read), `PROCINFO`.
+ * Comparisons (`$2 > 10`, `if (n > 1) print`) are fine.
+ */
 function isReadOnlyAwk(_: FoundOption[], operands: Word[]): boolean {
   const program = operands[0];
-  return program !== undefined && !program.dynamic && !/system|getline|[|>@`]/.test(program.value);
+  if (program === undefined || program.dynamic) return false;
+  const code = awkCode(program.value);
+  if (code === undefined) return false;
+  if (awkRunsCommands(code) || /ENVIRON|ARGV|ARGC|PROCINFO/.test(code)) return false;
+  return code.split(/[;{}\n]/).every((statement) => !/\bprintf?\b[^]*>/.test(statement));
+}
+
+/**
+ * jq filters that only transform their input: not `env`/`$ENV` (the
+ * environment's secrets), `input_filename`, or `import`/`include` (modules
+ * read from the search path), and not a filter read from a file (`-f`).
+ */
+function isReadOnlyJq(options: readonly FoundOption[], operands: readonly Word[]): boolean {
+  if (hasKey({ options }, '-f')) return false;
+  const filter = operands[0];
+  if (filter === undefined) return true;
+  return (
+    !filter.dynamic &&
+    !/\$ENV\b|\$__prog|(?<![\w$])(?:env|input_filename|import|include|get_search_list)\b/.test(
+      filter.value,
+    )
+  );
 }
