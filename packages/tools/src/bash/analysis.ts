@@ -1,6 +1,6 @@
 import { CommandAnalysisError } from '../errors.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
-import { isSafeVariable } from './env-vars.js';
+import { isSafeVariable, leavesProgramsAlone } from './env-vars.js';
 import { parseScript } from './parse.js';
 import { loadBashParser, readyBashParser } from './parser.js';
 import { loadSecondParser, secondParserReady } from './second-parser.js';
@@ -261,7 +261,8 @@ class Analyser {
     }
     const programReadsOnly =
       (kind === 'command' && words.length === 0) ||
-      kind === 'assignment' ||
+      (kind === 'assignment' &&
+        assignments.every((assignment) => leavesProgramsAlone(assignment.name))) ||
       (kind === 'test' && !testRedirects) ||
       (kind === 'declaration' && isReadOnlyDeclaration(name, args)) ||
       (kind === 'command' &&

@@ -88,8 +88,16 @@ describe('isReadOnlyProgram: a positive proof', () => {
     expect(isReadOnlyDeclaration('declare', words('-p', 'HOME'))).toBe(false);
     expect(isReadOnlyDeclaration('export', words('-p'))).toBe(false);
     expect(isReadOnlyDeclaration('typeset', [])).toBe(false);
-    expect(isReadOnlyDeclaration('export', words('A=1'))).toBe(true);
+    expect(isReadOnlyDeclaration('export', words('a=1'))).toBe(true);
     expect(isReadOnlyDeclaration('unset', words('A'))).toBe(true);
+  });
+
+  it('declarations of names programs may read are not read-only (issue 31, class 6)', () => {
+    expect(isReadOnlyDeclaration('export', words('A=1'))).toBe(false);
+    expect(isReadOnlyDeclaration('export', words('RIPGREP_CONFIG_PATH=/x'))).toBe(false);
+    expect(isReadOnlyDeclaration('declare', words('-x', 'http_proxy=x'))).toBe(false);
+    expect(isReadOnlyDeclaration('export', words('NODE_ENV=test'))).toBe(true);
+    expect(isReadOnlyDeclaration('local', words('count=1'))).toBe(true);
   });
 
   it('feeds unknown arguments only to programs none of whose options is harmful', () => {

@@ -4,6 +4,7 @@ import { optionTable } from './option-tables.js';
 import { isReadOnlyFind } from './read-only-find.js';
 import { isReadOnlyGit } from './read-only-git.js';
 import { awkCode, awkRunsCommands } from './awk.js';
+import { leavesProgramsAlone } from './env-vars.js';
 import { sedScriptEffect } from './sed.js';
 
 /** Builtins whose every argument is data (text, a test, a directory-stack entry): nothing to prove. */
@@ -190,13 +191,19 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
  * Whether a `declare`/`typeset`/`export`/`readonly`/`local` only sets or
  * marks the names it is given. With no name, or with `-p`/`-f`/`-F`, it
  * prints variables or functions (`export -p`, `declare -x`), which may hold
- * secrets, so it is not read-only. `unset` only removes.
+ * secrets, so it is not read-only. Setting or exporting a name programs may
+ * read (`export GREP_OPTIONS=…`) is not read-only either (see
+ * `leavesProgramsAlone`). `unset` only removes.
  */
 export function isReadOnlyDeclaration(keyword: string, args: readonly Word[]): boolean {
   if (keyword === 'unset') return true;
   const flags = args.filter((arg) => /^[-+]/.test(arg.value));
   const names = args.filter((arg) => !/^[-+]/.test(arg.value));
-  return names.length > 0 && !flags.some((flag) => /[pfF]/.test(flag.value));
+  return (
+    names.length > 0 &&
+    !flags.some((flag) => /[pfF]/.test(flag.value)) &&
+    names.every((word) => !word.dynamic && leavesProgramsAlone(word.value.split('=')[0] ?? ''))
+  );
 }
 
 /**
