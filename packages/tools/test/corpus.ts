@@ -31,6 +31,9 @@ const bashEntry = z.object({
   command: z.string(),
   deny: z.array(z.string()).optional(),
   ask: z.array(z.string()).optional(),
+  /** Deny and ask rules of other tools (`Read(/outside/**)`), placed like the command. */
+  fileDeny: z.array(z.object({ toolName: z.string(), ruleContent: z.string() })).optional(),
+  fileAsk: z.array(z.object({ toolName: z.string(), ruleContent: z.string() })).optional(),
   /** Bash allow rules used instead of the sandbox's (`git:*`, `npm run:*`, `ls:*`, `cat:*`). */
   allow: z.array(z.string()).optional(),
   /** The exact Bash rules suggested with the ask (none at all: `[]`). */
