@@ -29,6 +29,13 @@ describe('isReadOnlyProgram: a positive proof', () => {
     ['jq', '--arg', 'name', 'value', '.x', 'f.json'],
     ['printf', '%s\\n', 'a'],
     ['env', '-i', 'ls'],
+    ['xxd', '-c', '16', 'a'],
+    ['node', '--version'],
+    ['python3', '-V'],
+    ['git', 'branch', '--contains', 'HEAD'],
+    ['git', 'tag', '--points-at', 'HEAD'],
+    ['git', 'config', 'user.name'],
+    ['awk', '$2 > 10', 'a'],
   ])('%s %s … is read-only', (program, ...args) => {
     expect(readOnly(program, ...args)).toBe(true);
   });
@@ -56,7 +63,11 @@ describe('isReadOnlyProgram: a positive proof', () => {
     ['env'],
     ['env', 'A=1'],
     ['printenv'],
-    ['xxd', 'a'],
+    ['xxd', 'a', 'b'],
+    ['xxd', 'a', '-rr'],
+    ['compgen', '-v'],
+    ['./node', '--version'],
+    ['python3', '-v'],
     ['ls', '--nonexistent'],
     ['git', 'help', 'log'],
     ['git', 'submodule'],

@@ -125,6 +125,112 @@ const OPERAND_CHECKS: Record<
   jq: (operands, options) => isReadOnlyJq(options, operands),
 };
 
+/** xxd's flags (each a word of its own: its parser reads `-ius` as `-i`) and the options taking the next word. */
+const XXD_FLAGS = new Set([
+  '-a',
+  '-b',
+  '-C',
+  '-E',
+  '-e',
+  '-i',
+  '-p',
+  '-ps',
+  '-r',
+  '-u',
+  '-d',
+  '-v',
+  '-h',
+]);
+const XXD_VALUES = new Set(['-c', '-g', '-l', '-o', '-s', '-n']);
+
+/**
+ * `xxd [flags] [IN]`: every option a whole word xxd reads the way we do,
+ * before at most one input file (xxd takes no options after it, and a second
+ * operand is the output file it writes); no glob that may expand to two.
+ */
+function isReadOnlyXxd(args: readonly Word[]): boolean {
+  let index = 0;
+  for (; index < args.length; index++) {
+    const word = args[index];
+    if (word === undefined || !word.value.startsWith('-') || word.value === '-') break;
+    if (word.dynamic || word.glob) return false;
+    if (XXD_VALUES.has(word.value)) index++;
+    else if (!XXD_FLAGS.has(word.value)) return false;
+  }
+  const rest = args.slice(index);
+  return rest.length <= 1 && rest.every((word) => !word.glob && !word.dynamic);
+}
+
+/** The words that make almost any program print its version or usage and stop. */
+const VERSION_FLAGS = /^(?:--version|-v|-V)$/;
+
+/**
+ * Programs with no table here, called with only a version flag (`node
+ * --version`, `python3 -V`, `cargo -v`): programs on the PATH print their
+ * version or usage and stop. Only a bare program name counts (`./x -v` runs
+ * whatever `./x` is), and not a shell (`sh -v` reads a script from input).
+ */
+function printsVersion(program: string, args: readonly Word[]): boolean {
+  return (
+    args.length === 1 &&
+    VERSION_FLAGS.test(args[0]?.value ?? '') &&
+    /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(program) &&
+    !NO_VERSION_FLAGS.has(program) &&
+    !(INTERPRETERS.has(program) && args[0]?.value === '-v') &&
+    optionTable(program) === undefined
+  );
+}
+
+/** Programs whose version flags are not taken as such: shells (`sh -v` reads a script from input) and privilege tools. */
+const NO_VERSION_FLAGS = new Set([
+  'compgen',
+  'complete',
+  'set',
+  'shopt',
+  'history',
+  'read',
+  'mapfile',
+  'readarray',
+  'help',
+  'enable',
+  'ulimit',
+  'umask',
+  'trap',
+  'alias',
+  'hash',
+  'bind',
+  'fc',
+  'kill',
+  'wait',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'fish',
+  'csh',
+  'tcsh',
+  'busybox',
+  'sudo',
+  'doas',
+  'su',
+]);
+
+/** Interpreters whose `-v` is verbose mode (it reads a script from input); `--version` and `-V` print the version. */
+const INTERPRETERS = new Set([
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'tclsh',
+  'wish',
+]);
+
 /**
  * Programs that stay read-only with arguments we cannot see (`xargs cat`,
  * `find -exec grep x {} +`): none of their options writes or runs code, and
@@ -167,6 +273,8 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
       return isReadOnlyGit(args);
     case 'find':
       return isReadOnlyFind(args);
+    case 'xxd':
+      return isReadOnlyXxd(args);
     case 'printf':
       // `printf -v NAME` (also `-vNAME`) assigns a variable; anything else is the format.
       return args[0] === undefined || !args[0].value.startsWith('-') || args[0].value === '--';
@@ -178,6 +286,7 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
     case 'nawk':
       return withProvenOptions(program, args, isReadOnlyAwk);
     default: {
+      if (printsVersion(program, args)) return true;
       const check = OPERAND_CHECKS[program];
       if (check === undefined && !TABLE_READ_ONLY.has(program)) return false;
       return withProvenOptions(program, args, (options, operands) =>
