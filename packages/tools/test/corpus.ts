@@ -61,6 +61,23 @@ export function loadCorpus(): { bash: BashCase[]; files: FileCase[] } {
   return corpus.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
+const ordinaryEntry = z.object({
+  command: z.string(),
+  class: z.string(),
+  /** Why the analysis still asks for this harmless command (a false ask not yet fixed). */
+  knownAsk: z.string().optional(),
+});
+/** One command of the ordinary-command corpus (fixtures/ordinary-corpus.json): harmless, must not ask. */
+export type OrdinaryCase = z.output<typeof ordinaryEntry>;
+
+/** Reads and checks the ordinary-command corpus. */
+export function loadOrdinaryCorpus(): OrdinaryCase[] {
+  const file = path.join(import.meta.dirname, 'fixtures', 'ordinary-corpus.json');
+  return z
+    .object({ ordinary: z.array(ordinaryEntry) })
+    .parse(JSON.parse(readFileSync(file, 'utf8'))).ordinary;
+}
+
 /** A throw-away directory tree for the corpus. */
 export type Sandbox = {
   project: string;

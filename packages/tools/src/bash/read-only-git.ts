@@ -57,6 +57,7 @@ const GIT_READ_ONLY: Record<string, ((args: readonly Word[]) => boolean) | true>
 
 /** git options before the subcommand that change nothing about what runs. */
 const GIT_HARMLESS_GLOBALS = new Set([
+  '--version',
   '--no-pager',
   '-P',
   '--no-optional-locks',
