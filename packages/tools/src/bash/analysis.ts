@@ -15,6 +15,7 @@ import { commandSafety } from './safety.js';
 import { secretExpansions } from './secret-expansions.js';
 import { parsePlainCommand } from './simple-parse.js';
 import type { Assignment, CommandKind, Hazard, ParsedScript, Redirect, Word } from './syntax.js';
+import { UNKNOWN_WORD } from './syntax.js';
 import {
   changedDirectory,
   isFilesystemCommand,
@@ -301,15 +302,7 @@ class Analyser {
   }
 }
 
-/** An argument whose value is unknown (read from input by `xargs`). */
-const UNKNOWN_ARGUMENT: Word = {
-  value: '',
-  text: '',
-  glob: false,
-  tilde: false,
-  dynamic: true,
-  literalPrefix: '',
-};
+const UNKNOWN_ARGUMENT = UNKNOWN_WORD;
 
 /**
  * What a command run by `xargs` or `find -exec` gets as extra arguments:

@@ -5,6 +5,7 @@ import { isReadOnlyFind } from './read-only-find.js';
 import { isReadOnlyGit } from './read-only-git.js';
 import { awkCode, awkRunsCommands } from './awk.js';
 import { leavesProgramsAlone } from './env-vars.js';
+import { SHELLS } from './wrappers.js';
 import { sedScriptEffect } from './sed.js';
 
 /** Builtins whose every argument is data (text, a test, a directory-stack entry): nothing to prove. */
@@ -202,17 +203,7 @@ const NO_VERSION_FLAGS = new Set([
   'fc',
   'kill',
   'wait',
-  'sh',
-  'bash',
-  'zsh',
-  'dash',
-  'ksh',
-  'mksh',
-  'ash',
-  'fish',
-  'csh',
-  'tcsh',
-  'busybox',
+  ...SHELLS,
   'sudo',
   'doas',
   'su',

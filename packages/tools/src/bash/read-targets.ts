@@ -2,7 +2,7 @@ import { keyValues, parseOptions, type FoundOption } from './option-table.js';
 import { optionTable } from './option-tables.js';
 import { sedScriptReads } from './sed.js';
 import type { CommandKind, Redirect, Word } from './syntax.js';
-import { literalWord, wordSuffix } from './syntax.js';
+import { literalWord, UNKNOWN_WORD, wordSuffix } from './syntax.js';
 
 /**
  * A word of a command that may name a file or directory it reads, still as
@@ -162,15 +162,7 @@ export function commandReads(
   ];
 }
 
-/** An argument whose value is unknown: the files named inside a list file. */
-const LISTED_FILES: Word = {
-  value: '',
-  text: '',
-  glob: false,
-  tilde: false,
-  dynamic: true,
-  literalPrefix: '',
-};
+const LISTED_FILES = UNKNOWN_WORD;
 
 /**
  * The files options make a program read: the value of each option the

@@ -1,5 +1,5 @@
 import type { Assignment, Word } from './syntax.js';
-import { wordSuffix } from './syntax.js';
+import { UNKNOWN_WORD, wordSuffix } from './syntax.js';
 import { scanArguments } from './options.js';
 import { hasKey, parseOptions } from './option-table.js';
 import { optionTable } from './option-tables.js';
@@ -21,7 +21,8 @@ export type InnerInvocation = { assignments: Assignment[]; words: Word[] };
 /** What a wrapper runs: inner commands, or scripts to parse. */
 export type Unwrapped = { kind: WrapperKind; commands: InnerInvocation[]; scripts: string[] };
 
-const SHELLS = new Set([
+/** Shells: `sh -c TEXT` runs TEXT; without `-c` they run a script we cannot see. */
+export const SHELLS: ReadonlySet<string> = new Set([
   'sh',
   'bash',
   'zsh',
@@ -194,15 +195,7 @@ function flock(args: readonly Word[]): Unwrapped | undefined {
   return rest.length === 0 ? undefined : transparent(rest);
 }
 
-/** A script text that is missing: nothing can be proven about it. */
-const UNKNOWN_SCRIPT: Word = {
-  value: '',
-  text: '',
-  glob: false,
-  tilde: false,
-  dynamic: true,
-  literalPrefix: '',
-};
+const UNKNOWN_SCRIPT = UNKNOWN_WORD;
 
 /**
  * Programs known not to run their arguments as a command: version control
