@@ -109,7 +109,8 @@ async function secretsRead(
   home: string,
 ): Promise<string[]> {
   if (isSecretPath(absolute) || isSecretPath(real)) return [displayPath(absolute, home)];
-  if (!item.recursive) return hasSecretContent(real) ? [displayPath(absolute, home)] : [];
+  if (!item.recursive)
+    return item.contents && hasSecretContent(real) ? [displayPath(absolute, home)] : [];
   if (!item.contents) return [];
   return (await secretsInside(real, home)).map((found) => displayPath(found, home));
 }

@@ -121,6 +121,7 @@ export function commandReads(
       : [],
   );
   if (kind !== 'command') return fromRedirects;
+  const listed = globListings(args, readsOnly);
   const table = optionTable(program);
   const parsed = table === undefined ? undefined : parseOptions(args, table);
   const modelled = parsed?.ok === true ? parsed : undefined;
@@ -131,7 +132,7 @@ export function commandReads(
   if (NO_FILE_OPERANDS.has(program)) {
     if (table !== undefined && modelled === undefined)
       return [...plain(operandWords(program, args)), ...fromRedirects];
-    return [...plain(byOptions), ...fromRedirects];
+    return [...plain(byOptions), ...listed, ...fromRedirects];
   }
   const recursive = readsTrees(program, args);
   const contents = !recursive || (TREE_CONTENTS.has(program) && !listsNamesOnly(program, args));
@@ -158,8 +159,20 @@ export function commandReads(
   return [
     ...words.map((word) => ({ word, recursive, contents, outsideMatters: readsOnly })),
     ...fedWords,
+    ...listed,
     ...fromRedirects,
   ];
+}
+
+/**
+ * Every glob among the arguments, whatever the program does with it: bash
+ * lists the directory to expand it (`echo ~/.ssh/*` shows the names of the
+ * keys), so each path it may expand to is read by name (not by content).
+ */
+function globListings(args: readonly Word[], readsOnly: boolean): ReadWord[] {
+  return args
+    .filter((word) => word.glob)
+    .map((word) => ({ word, recursive: false, contents: false, outsideMatters: readsOnly }));
 }
 
 const LISTED_FILES = UNKNOWN_WORD;
