@@ -31,6 +31,9 @@ const bashEntry = z.object({
   command: z.string(),
   deny: z.array(z.string()).optional(),
   ask: z.array(z.string()).optional(),
+  /** Deny and ask rules of other tools (`Read(/outside/**)`), placed like the command. */
+  fileDeny: z.array(z.object({ toolName: z.string(), ruleContent: z.string() })).optional(),
+  fileAsk: z.array(z.object({ toolName: z.string(), ruleContent: z.string() })).optional(),
   /** Bash allow rules used instead of the sandbox's (`git:*`, `npm run:*`, `ls:*`, `cat:*`). */
   allow: z.array(z.string()).optional(),
   /** The exact Bash rules suggested with the ask (none at all: `[]`). */
@@ -56,6 +59,23 @@ export type FileCase = z.output<typeof fileEntry>;
 export function loadCorpus(): { bash: BashCase[]; files: FileCase[] } {
   const file = path.join(import.meta.dirname, 'fixtures', 'permission-corpus.json');
   return corpus.parse(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+const ordinaryEntry = z.object({
+  command: z.string(),
+  class: z.string(),
+  /** Why the analysis still asks for this harmless command (a false ask not yet fixed). */
+  knownAsk: z.string().optional(),
+});
+/** One command of the ordinary-command corpus (fixtures/ordinary-corpus.json): harmless, must not ask. */
+export type OrdinaryCase = z.output<typeof ordinaryEntry>;
+
+/** Reads and checks the ordinary-command corpus. */
+export function loadOrdinaryCorpus(): OrdinaryCase[] {
+  const file = path.join(import.meta.dirname, 'fixtures', 'ordinary-corpus.json');
+  return z
+    .object({ ordinary: z.array(ordinaryEntry) })
+    .parse(JSON.parse(readFileSync(file, 'utf8'))).ordinary;
 }
 
 /** A throw-away directory tree for the corpus. */

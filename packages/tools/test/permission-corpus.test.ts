@@ -38,6 +38,8 @@ function engineFor(
   });
 }
 
+type FileRule = { toolName: string; ruleContent: string };
+
 const bashRule = (behavior: PermissionRule['behavior'], ruleContent: string): PermissionRule => ({
   toolName: 'Bash',
   ruleContent,
@@ -89,10 +91,22 @@ describe('adversarial permission corpus', () => {
     const problems: string[] = [];
     for (const entry of corpus.bash) {
       const command = sandbox.place(entry.command);
+      const placed = (behavior: PermissionRule['behavior']) => (rule: FileRule) => ({
+        ...rule,
+        ruleContent: sandbox.place(rule.ruleContent),
+        behavior,
+        source: 'corpus',
+      });
       const engine = engineFor(
         entry,
-        (entry.deny ?? []).map((content) => bashRule('deny', content)),
-        (entry.ask ?? []).map((content) => bashRule('ask', content)),
+        [
+          ...(entry.deny ?? []).map((content) => bashRule('deny', content)),
+          ...(entry.fileDeny ?? []).map(placed('deny')),
+        ],
+        [
+          ...(entry.ask ?? []).map((content) => bashRule('ask', content)),
+          ...(entry.fileAsk ?? []).map(placed('ask')),
+        ],
       );
       const input = { command };
       const decision = await engine.check(bash, input);

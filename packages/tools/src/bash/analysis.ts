@@ -1,6 +1,6 @@
 import { CommandAnalysisError } from '../errors.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
-import { isSafeVariable } from './env-vars.js';
+import { isSafeVariable, leavesProgramsAlone } from './env-vars.js';
 import { parseScript } from './parse.js';
 import { loadBashParser, readyBashParser } from './parser.js';
 import { loadSecondParser, secondParserReady } from './second-parser.js';
@@ -15,6 +15,7 @@ import { commandSafety } from './safety.js';
 import { secretExpansions } from './secret-expansions.js';
 import { parsePlainCommand } from './simple-parse.js';
 import type { Assignment, CommandKind, Hazard, ParsedScript, Redirect, Word } from './syntax.js';
+import { UNKNOWN_WORD } from './syntax.js';
 import {
   changedDirectory,
   isFilesystemCommand,
@@ -146,6 +147,8 @@ class Analyser {
   private readonly all: AnalysedCommand[] = [];
   private readonly hazards: Hazard[] = [];
   private readonly directories: (string | undefined)[] = [];
+  /** Every operand of the line's commands, with its `cd` count: what `xargs` may be fed. */
+  private readonly operands: ReadTarget[] = [];
 
   constructor(private readonly parse: (source: string) => ParsedScript | undefined) {}
 
@@ -157,6 +160,9 @@ class Analyser {
       ...secretExpansions(source),
     ];
     const targets = this.all.flatMap((command) => command.targets);
+    // `xargs` reads its arguments from input, which the line's other commands
+    // make (`echo ~/.ssh/id_rsa | xargs cat`): any word they were given may be one.
+    const fedReads = this.all.some((command) => command.wrapper === 'xargs') ? this.operands : [];
     return {
       source,
       parts,
@@ -168,7 +174,7 @@ class Analyser {
         targets.length === 0 &&
         this.all.every((command) => command.readsOnly),
       targets,
-      reads: this.all.flatMap((command) => command.reads),
+      reads: [...this.all.flatMap((command) => command.reads), ...fedReads],
       directories: this.directories,
     };
   }
@@ -224,6 +230,18 @@ class Analyser {
       else inner.push(...this.script(parsed, depth + 1, nesting + 1));
     }
     const cdIndex = this.directories.length;
+    if (fed === undefined) {
+      for (const word of args) {
+        if (word.value.startsWith('-') || word.value === '') continue;
+        this.operands.push({
+          word,
+          recursive: false,
+          contents: true,
+          outsideMatters: false,
+          cdIndex,
+        });
+      }
+    }
     const own = kind === 'command' ? programTargets(program, args) : [];
     const targets = [
       ...(fed === undefined ? own : withFedArguments(program, own, fed)),
@@ -244,7 +262,8 @@ class Analyser {
     }
     const programReadsOnly =
       (kind === 'command' && words.length === 0) ||
-      kind === 'assignment' ||
+      (kind === 'assignment' &&
+        assignments.every((assignment) => leavesProgramsAlone(assignment.name))) ||
       (kind === 'test' && !testRedirects) ||
       (kind === 'declaration' && isReadOnlyDeclaration(name, args)) ||
       (kind === 'command' &&
@@ -283,15 +302,7 @@ class Analyser {
   }
 }
 
-/** An argument whose value is unknown (read from input by `xargs`). */
-const UNKNOWN_ARGUMENT: Word = {
-  value: '',
-  text: '',
-  glob: false,
-  tilde: false,
-  dynamic: true,
-  literalPrefix: '',
-};
+const UNKNOWN_ARGUMENT = UNKNOWN_WORD;
 
 /**
  * What a command run by `xargs` or `find -exec` gets as extra arguments:

@@ -13,7 +13,7 @@ import type {
 import { analyseCommandLine, analyseCommandLineAsync, type CommandAnalysis } from './analysis.js';
 import { loadBashParser } from './parser.js';
 import { loadSecondParser } from './second-parser.js';
-import { decideBash } from './permissions.js';
+import { decideBash, readRuleDecision } from './permissions.js';
 import { judgeBashReads, readsStayInside } from './read-paths.js';
 import { readsDecision } from '../shared/read-access.js';
 import { bashRuleMatches } from './rules.js';
@@ -142,8 +142,8 @@ export class Bash implements Tool<BashInput> {
   }
 
   /**
-   * What a read-only line's reads need (SPEC section 6, Parley adds): a
-   * safety ask for a secret, an ask for a path outside the working
+   * What a read-only line's reads need (SPEC section 6, Parley adds): what
+   * `Read` deny and ask rules say of the paths it reads, a safety ask for a secret, an ask for a path outside the working
    * directories, else nothing. A line that cannot be analysed is not
    * read-only, so it never gets here.
    */
@@ -152,7 +152,10 @@ export class Bash implements Tool<BashInput> {
     context: PermissionContext,
   ): Promise<PermissionDecision | undefined> {
     const analysis = await analyseCommandLineAsync(input.command);
-    const reads = await judgeBashReads(analysis, context, this.location());
+    const location = this.location();
+    const reads = await judgeBashReads(analysis, context, location);
+    const byRule = readRuleDecision(reads, context, location.cwd);
+    if (byRule !== undefined) return byRule;
     return readsDecision(this.name, {
       secrets: reads.secrets,
       outside: reads.outside.map((read) => read.shown),

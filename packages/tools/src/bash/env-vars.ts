@@ -74,7 +74,20 @@ const DANGEROUS = new Set([
   'JDK_JAVA_OPTIONS',
   'MAVEN_OPTS',
   'GRADLE_OPTS',
+  'RIPGREP_CONFIG_PATH',
+  'LESS',
+  'GREP_OPTIONS',
+  'GREP_COLOR',
+  'GREP_COLORS',
+  'TAR_OPTIONS',
+  'WGETRC',
+  'CURL_HOME',
+  'INPUTRC',
+  'TMPDIR',
 ]);
+
+/** Suffixes of variables that point a program at options or configuration of the caller's choosing (`GREP_OPTIONS`, `*_CONFIG_PATH`). */
+const DANGEROUS_SUFFIXES = ['_OPTIONS', '_OPTS', '_CONFIG', '_CONFIG_PATH', '_CONFIG_FILE'];
 
 const DANGEROUS_PREFIXES = [
   'LD_',
@@ -100,5 +113,29 @@ export function isSafeVariable(name: string): boolean {
 export function isDangerousVariable(name: string): boolean {
   if (isSafeVariable(name)) return false;
   const upper = name.toUpperCase();
-  return DANGEROUS.has(upper) || DANGEROUS_PREFIXES.some((prefix) => upper.startsWith(prefix));
+  return (
+    DANGEROUS.has(upper) ||
+    DANGEROUS_PREFIXES.some((prefix) => upper.startsWith(prefix)) ||
+    DANGEROUS_SUFFIXES.some((suffix) => upper.endsWith(suffix))
+  );
+}
+
+/**
+ * Whether the name is a shell-local one by convention (lower case, as loop
+ * and `read` variables are): programs read upper-case variables, apart from
+ * the proxy settings (`http_proxy`), which stay outside this group.
+ */
+function isLocalVariable(name: string): boolean {
+  return /^[a-z_][a-z0-9_]*$/.test(name) && !name.endsWith('proxy');
+}
+
+/**
+ * Whether assigning the variable on a line, or exporting it earlier in the
+ * line, leaves what later programs do unchanged: a known safe variable or a
+ * shell-local name. Any other (`RIPGREP_CONFIG_PATH`, `GREP_OPTIONS`, one
+ * the environment may already export) may change what a read-only program
+ * reads or runs, so the line is not proven read-only.
+ */
+export function leavesProgramsAlone(name: string): boolean {
+  return isSafeVariable(name) || isLocalVariable(name);
 }

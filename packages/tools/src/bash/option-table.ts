@@ -9,7 +9,12 @@ export type OptionDefinition = {
   /** The first name, as written on a command line (`-o`, `--output`): how callers refer to it. */
   key: string;
   safe: boolean;
+  /** What it reads: `file`, the file its value names (`date -f FILE`); `list`, files named inside one (`--files0-from`). */
+  reads: OptionReads;
 };
+
+/** What an option makes a program read besides its operands (see `OptionDefinition.reads`). */
+export type OptionReads = 'file' | 'list' | undefined;
 
 /**
  * A program's full option list, compiled from a spec string (see
@@ -29,7 +34,7 @@ export type OptionTable = {
 };
 
 /** One option found on a command line, by its definition's key. */
-export type FoundOption = { key: string; safe: boolean; values: Word[] };
+export type FoundOption = { key: string; safe: boolean; reads: OptionReads; values: Word[] };
 
 /** A command line read against a table, or why it could not be read. */
 export type ParsedOptions =
@@ -48,7 +53,10 @@ const SUFFIX: Record<string, ValueKind> = {
  * a long option (`--lines`). A name ends with `=` when it takes a value, `?`
  * when the value is optional (joined only: `-d[FILE]`, `--debug[=FILE]`), `==`
  * for two values. A leading `!` marks an option that writes, runs code,
- * reaches the network or otherwise is not read-only.
+ * reaches the network or otherwise is not read-only; a leading `<` one whose
+ * value is a file it reads (the last value of a pair: `--slurpfile NAME
+ * FILE`), a leading `@` one that reads the files named inside its value or
+ * its operands (`--files0-from=F`, `tree --fromfile`).
  * Example: `'n=,lines= q,quiet,silent !o=,output='`.
  */
 export function compileOptionTable(
@@ -61,7 +69,12 @@ export function compileOptionTable(
   for (const entry of spec.split(/\s+/).filter((item) => item !== '')) {
     const safe = !entry.startsWith('!');
     hasUnsafe ||= !safe;
-    const names = entry.replace(/^!/, '').split(',');
+    const reads: OptionReads = entry.startsWith('<')
+      ? 'file'
+      : entry.startsWith('@')
+        ? 'list'
+        : undefined;
+    const names = entry.replace(/^[!<@]/, '').split(',');
     const parsed = names.map((name) => {
       const match = /^([^=?]+)(==|=|\?)?$/.exec(name);
       const bare = match?.[1] ?? name;
@@ -71,6 +84,7 @@ export function compileOptionTable(
     const definition: OptionDefinition = {
       key: first.length === 1 ? `-${first}` : `--${first}`,
       safe,
+      reads,
     };
     for (const { bare, value } of parsed) {
       (bare.length === 1 ? short : long).set(bare, { definition, value });
@@ -155,7 +169,7 @@ function longOption(
       values.push(next);
     }
   }
-  found.push({ key: definition.key, safe: definition.safe, values });
+  found.push({ ...definition, values });
   return last;
 }
 
@@ -191,12 +205,12 @@ function shortOptions(
     if (entry === undefined) return `unknown option -${letter}`;
     const { definition, value } = entry;
     if (value === 'none') {
-      found.push({ key: definition.key, safe: definition.safe, values: [] });
+      found.push({ ...definition, values: [] });
       continue;
     }
     const joined = j + 1 < text.length ? wordSuffix(word, j + 1) : undefined;
     if (value === 'optional') {
-      found.push({ key: definition.key, safe: definition.safe, values: joined ? [joined] : [] });
+      found.push({ ...definition, values: joined ? [joined] : [] });
       return index;
     }
     let last = index;
@@ -207,7 +221,7 @@ function shortOptions(
       if (next === undefined) return `-${letter} needs a value`;
       values.push(next);
     }
-    found.push({ key: definition.key, safe: definition.safe, values });
+    found.push({ ...definition, values });
     return last;
   }
   return index;

@@ -5,13 +5,15 @@ import { compileOptionTable, type OptionTable } from './option-table.js';
  * GNU (coreutils 9, grep 3, sed 4.9, gawk 5, findutils, diffutils) and
  * util-linux/procps/binutils `--help` and manual pages, in the syntax of
  * `compileOptionTable`: `n=,lines=` takes a value, `?` an optional joined one,
- * and `!` marks an option that writes, runs code or otherwise is not
- * read-only. The lists are complete so that GNU's prefix expansion is judged
+ * `!` marks an option that writes, runs code or otherwise is not
+ * read-only, `<` one whose value is a file it reads and `@` one that reads
+ * files named inside a file. Every option is thereby modelled: harmless,
+ * reads a file, reads listed files, or not read-only. The lists are complete so that GNU's prefix expansion is judged
  * against every option the program has (`--s` is ambiguous for `sed`): an
  * option missing here is unknown, and an unknown option is never read-only.
  */
 const HELP = 'help version';
-const CHECKSUM = `b,binary c,check tag t,text z,zero ignore-missing quiet status strict w,warn ${HELP}`;
+const CHECKSUM = `b,binary @c,check tag t,text z,zero ignore-missing quiet status strict w,warn ${HELP}`;
 const GAWK =
   'F=,field-separator= v=,assign= !f=,file= b,characters-as-bytes c,traditional C,copyright ' +
   '!d?,dump-variables? !D?,debug? !e=,source= !E=,exec= g,gen-pot h,help !i=,include= I,trace ' +
@@ -24,13 +26,13 @@ const SPECS: Record<string, string> = {
   cat: `A,show-all b,number-nonblank e E,show-ends n,number s,squeeze-blank t T,show-tabs u v,show-nonprinting ${HELP}`,
   head: `0 1 2 3 4 5 6 7 8 9 c=,bytes= n=,lines= q,quiet,silent v,verbose z,zero-terminated ${HELP}`,
   tail: `0 1 2 3 4 5 6 7 8 9 c=,bytes= f?,follow? F n=,lines= max-unchanged-stats= pid= q,quiet,silent retry s=,sleep-interval= v,verbose z,zero-terminated debug ${HELP}`,
-  wc: `c,bytes m,chars l,lines files0-from= L,max-line-length w,words total= ${HELP}`,
+  wc: `c,bytes m,chars l,lines @files0-from= L,max-line-length w,words total= ${HELP}`,
   grep:
-    'E,extended-regexp F,fixed-strings G,basic-regexp P,perl-regexp e=,regexp= f=,file= i,ignore-case ' +
+    'E,extended-regexp F,fixed-strings G,basic-regexp P,perl-regexp e=,regexp= <f=,file= i,ignore-case ' +
     'no-ignore-case y w,word-regexp x,line-regexp z,null-data s,no-messages v,invert-match V,version help ' +
     'm=,max-count= b,byte-offset n,line-number line-buffered H,with-filename h,no-filename label= ' +
     'o,only-matching q,quiet,silent binary-files= a,text I d=,directories= D=,devices= r,recursive ' +
-    'R,dereference-recursive include= exclude= exclude-from= exclude-dir= L,files-without-match ' +
+    'R,dereference-recursive include= exclude= <exclude-from= exclude-dir= L,files-without-match ' +
     'l,files-with-matches c,count T,initial-tab Z,null B=,before-context= A=,after-context= ' +
     'C=,context= group-separator= no-group-separator color?,colour? U,binary 0 1 2 3 4 5 6 7 8 9',
   ls:
@@ -43,22 +45,22 @@ const SPECS: Record<string, string> = {
   stat: `L,dereference f,file-system cached= c=,format= printf= t,terse ${HELP}`,
   du:
     '0,null a,all apparent-size B=,block-size= b,bytes c,total D,dereference-args d=,max-depth= ' +
-    'files0-from= H h,human-readable inodes k L,dereference l,count-links m P,no-dereference ' +
-    'S,separate-dirs si s,summarize t=,threshold= time? time-style= X=,exclude-from= exclude= ' +
+    '@files0-from= H h,human-readable inodes k L,dereference l,count-links m P,no-dereference ' +
+    'S,separate-dirs si s,summarize t=,threshold= time? time-style= <X=,exclude-from= exclude= ' +
     `x,one-file-system ${HELP}`,
   df:
     'a,all B=,block-size= h,human-readable H,si i,inodes k l,local no-sync output? P,portability sync ' +
     `total t=,type= T,print-type x=,exclude-type= v ${HELP}`,
   basename: `a,multiple s=,suffix= z,zero ${HELP}`,
   dirname: `z,zero ${HELP}`,
-  realpath: `e,canonicalize-existing m,canonicalize-missing L,logical P,physical q,quiet relative-to= relative-base= s,strip,no-symlinks z,zero ${HELP}`,
+  realpath: `e,canonicalize-existing m,canonicalize-missing L,logical P,physical q,quiet <relative-to= <relative-base= s,strip,no-symlinks z,zero ${HELP}`,
   readlink: `f,canonicalize e,canonicalize-existing m,canonicalize-missing n,no-newline q,quiet s,silent v,verbose z,zero ${HELP}`,
   diff:
     'normal q,brief s,report-identical-files c C=,context? u U=,unified? e,ed n,rcs y,side-by-side ' +
     'W=,width= left-column suppress-common-lines p,show-c-function F=,show-function-line= label= ' +
     't,expand-tabs T,initial-tab tabsize= suppress-blank-empty !l,paginate r,recursive no-dereference ' +
     'N,new-file unidirectional-new-file ignore-file-name-case no-ignore-file-name-case x=,exclude= ' +
-    'X=,exclude-from= S=,starting-file= from-file= to-file= i,ignore-case E,ignore-tab-expansion ' +
+    '<X=,exclude-from= S=,starting-file= <from-file= <to-file= i,ignore-case E,ignore-tab-expansion ' +
     'Z,ignore-trailing-space b,ignore-space-change w,ignore-all-space B,ignore-blank-lines ' +
     'I=,ignore-matching-lines= a,text strip-trailing-cr D=,ifdef= old-group-format= ' +
     'new-group-format= unchanged-group-format= changed-group-format= line-format= old-line-format= ' +
@@ -109,7 +111,7 @@ const SPECS: Record<string, string> = {
   users: HELP,
   who: `a,all b,boot d,dead H,heading ips l,login lookup m p,process q,count r,runlevel s,short t,time T,w,mesg,message,writable u,users ${HELP}`,
   date:
-    'd=,date= debug f=,file= I?,iso-8601? resolution R,rfc-email rfc-3339= r=,reference= !s=,set= ' +
+    'd=,date= debug <f=,file= I?,iso-8601? resolution R,rfc-email rfc-3339= <r=,reference= !s=,set= ' +
     `u,utc,universal ${HELP}`,
   base64: `d,decode i,ignore-garbage w=,wrap= ${HELP}`,
   strings:
@@ -117,7 +119,7 @@ const SPECS: Record<string, string> = {
     'w,include-all-whitespace s=,output-separator= h,help v,V,version',
   hexdump:
     'b,one-byte-octal X,one-byte-hex c,one-byte-char C,canonical d,two-bytes-decimal o,two-bytes-octal ' +
-    'x,two-bytes-hex L,color? e=,format= f=,format-file= n=,length= s=,skip= v,no-squeezing h,help V,version',
+    'x,two-bytes-hex L,color? e=,format= <f=,format-file= n=,length= s=,skip= v,no-squeezing h,help V,version',
   column:
     't,table n=,table-name= O=,table-order= N=,table-columns= l=,table-columns-limit= ' +
     'E=,table-noextreme= d,table-noheadings e,table-header-repeat H=,table-hide= R=,table-right= ' +
@@ -130,15 +132,15 @@ const SPECS: Record<string, string> = {
   pgrep:
     'd=,delimiter= l,list-name a,list-full v,inverse w,lightweight c,count f,full g=,pgroup= G=,group= ' +
     'i,ignore-case n,newest o,oldest O=,older= P=,parent= s=,session= t=,terminal= u=,euid= U=,uid= ' +
-    'x,exact F=,pidfile= L,logpidfile r=,runstates= A,ignore-ancestors cgroup= ns= nslist= q,quiet ' +
+    'x,exact <F=,pidfile= L,logpidfile r=,runstates= A,ignore-ancestors cgroup= ns= nslist= q,quiet ' +
     'h,help V,version',
   free:
     'b,bytes kilo mega giga tera peta k,kibi m,mebi g,gibi tebi pebi h,human si l,lohi L,line t,total ' +
     'v,committed s=,seconds= c=,count= w,wide help V,version',
   uptime: 'p,pretty h,help s,since V,version',
   file:
-    'help v,version m=,magic-file= !z,uncompress !Z,uncompress-noreport b,brief c,checking-printout ' +
-    'e=,exclude= exclude-quiet= f=,files-from= F=,separator= i,mime apple extension mime-type ' +
+    'help v,version <m=,magic-file= !z,uncompress !Z,uncompress-noreport b,brief c,checking-printout ' +
+    'e=,exclude= exclude-quiet= @f=,files-from= F=,separator= i,mime apple extension mime-type ' +
     'mime-encoding k,keep-going l,list L,dereference h,no-dereference n,no-buffer N,no-pad 0,print0 ' +
     '!p,preserve-date P=,parameter= r,raw s,special-files !S,no-sandbox !C,compile d,debug',
   hostname:
@@ -155,8 +157,8 @@ const SPECS: Record<string, string> = {
   mawk: 'F= v= !f= !W= version help usage',
   sort:
     'b,ignore-leading-blanks d,dictionary-order f,ignore-case g,general-numeric-sort i,ignore-nonprinting ' +
-    'M,month-sort h,human-numeric-sort n,numeric-sort R,random-sort random-source= r,reverse sort= ' +
-    'V,version-sort batch-size= c,check? C !compress-program= debug files0-from= k=,key= m,merge ' +
+    'M,month-sort h,human-numeric-sort n,numeric-sort R,random-sort <random-source= r,reverse sort= ' +
+    'V,version-sort batch-size= c,check? C !compress-program= debug @files0-from= k=,key= m,merge ' +
     '!o=,output= s,stable S=,buffer-size= t=,field-separator= !T=,temporary-directory= parallel= ' +
     `u,unique z,zero-terminated ${HELP}`,
   uniq: `c,count d,repeated D all-repeated? f=,skip-fields= group? i,ignore-case s=,skip-chars= u,unique z,zero-terminated w=,check-chars= ${HELP}`,
@@ -172,7 +174,7 @@ const WRITERS: Record<string, string> = {
   rmdir: `ignore-fail-on-non-empty p,parents v,verbose ${HELP}`,
   unlink: HELP,
   mkdir: `m=,mode= p,parents v,verbose Z context? ${HELP}`,
-  touch: `a c,no-create d=,date= f h,no-dereference m r=,reference= t= time= ${HELP}`,
+  touch: `a c,no-create d=,date= f h,no-dereference m <r=,reference= t= time= ${HELP}`,
   cp:
     'a,archive attributes-only backup? b copy-contents d debug f,force i,interactive H l,link ' +
     'L,dereference n,no-clobber P,no-dereference p preserve? no-preserve= parents R,r,recursive ' +
@@ -184,18 +186,21 @@ const WRITERS: Record<string, string> = {
   ln:
     'backup? b d,F,directory f,force i,interactive L,logical n,no-dereference P,physical r,relative ' +
     `s,symbolic S=,suffix= t=,target-directory= T,no-target-directory v,verbose ${HELP}`,
-  chmod: `c,changes f,silent,quiet v,verbose no-preserve-root preserve-root reference= R,recursive ${HELP}`,
-  chown: `c,changes f,silent,quiet v,verbose dereference h,no-dereference from= no-preserve-root preserve-root reference= R,recursive H L P ${HELP}`,
-  chgrp: `c,changes f,silent,quiet v,verbose dereference h,no-dereference no-preserve-root preserve-root reference= R,recursive H L P ${HELP}`,
+  chmod: `c,changes f,silent,quiet v,verbose no-preserve-root preserve-root <reference= R,recursive ${HELP}`,
+  chown: `c,changes f,silent,quiet v,verbose dereference h,no-dereference from= no-preserve-root preserve-root <reference= R,recursive H L P ${HELP}`,
+  chgrp: `c,changes f,silent,quiet v,verbose dereference h,no-dereference no-preserve-root preserve-root <reference= R,recursive H L P ${HELP}`,
+  install:
+    'backup? b C,compare d,directory D g=,group= m=,mode= o=,owner= p,preserve-timestamps s,strip ' +
+    `strip-program= S=,suffix= t=,target-directory= T,no-target-directory v,verbose preserve-context Z context? debug ${HELP}`,
   tee: `a,append i,ignore-interrupts p output-error? ${HELP}`,
-  truncate: `c,no-create o,io-blocks r=,reference= s=,size= ${HELP}`,
-  shred: `f,force n=,iterations= random-source= s=,size= u remove? v,verbose x,exact z,zero ${HELP}`,
+  truncate: `c,no-create o,io-blocks <r=,reference= s=,size= ${HELP}`,
+  shred: `f,force n=,iterations= <random-source= s=,size= u remove? v,verbose x,exact z,zero ${HELP}`,
 };
 
 /** Programs that run a command given after their options: options end at the first operand. */
 const WRAPPERS: Record<string, string> = {
   xargs:
-    '0,null a=,arg-file= d=,delimiter= E= e?,eof? I= i?,replace? L= l?,max-lines? n=,max-args= ' +
+    '0,null <a=,arg-file= d=,delimiter= E= e?,eof? I= i?,replace? L= l?,max-lines? n=,max-args= ' +
     'o,open-tty P=,max-procs= p,interactive !process-slot-var= r,no-run-if-empty s=,max-chars= ' +
     `show-limits t,verbose x,exit ${HELP}`,
   timeout: `preserve-status foreground k=,kill-after= s=,signal= v,verbose ${HELP}`,
@@ -215,10 +220,10 @@ const EXACT_SPECS: Record<string, string> = {
   jq:
     'c,compact-output n,null-input e,exit-status s,slurp r,raw-output j,join-output raw-output0 ' +
     'a,ascii-output S,sort-keys C,color-output M,monochrome-output tab indent= unbuffered stream ' +
-    'stream-errors seq f=,from-file= L= arg== argjson== slurpfile== rawfile== args jsonargs ' +
+    'stream-errors seq <f=,from-file= <L= arg== argjson== <slurpfile== <rawfile== args jsonargs ' +
     'R,raw-input h,help V,version build-configuration',
   rg:
-    'e=,regexp= f=,file= A=,after-context= B=,before-context= C=,context= c,count count-matches ' +
+    'e=,regexp= <f=,file= A=,after-context= B=,before-context= C=,context= c,count count-matches ' +
     'F,fixed-strings i,ignore-case S,smart-case s,case-sensitive v,invert-match w,word-regexp ' +
     'x,line-regexp l,files-with-matches files-without-match files n,line-number N,no-line-number ' +
     'H,with-filename I,no-filename heading no-heading o,only-matching q,quiet g=,glob= iglob= ' +
@@ -231,7 +236,7 @@ const EXACT_SPECS: Record<string, string> = {
   tree:
     'a d l f x L= P= I= gitignore matchdirs ignore-case prune info noreport charset= filelimit= ' +
     'timefmt= q N Q p u g s h si du D r t c U v dirsfirst filesfirst sort= i A S n C J X ' +
-    'fromfile !o= !R !H= !T= help version',
+    '@fromfile !o= !R !H= !T= help version',
 };
 
 /** Shell builtins, read by bash's own option reader (options end at the first operand; no abbreviations), and ps. */

@@ -8,7 +8,13 @@ import { isInWorkingDirectory, workingDirectories } from '../shared/paths.js';
 import { outsideReadReason } from '../shared/read-access.js';
 import type { AnalysedCommand, CommandAnalysis } from './analysis.js';
 import { coverage, modeUsed, rulesUsed, uncoveredCommands, type Cover } from './coverage.js';
-import { readOnlyLineDecision, readSafety, uncoveredReads, type BashReads } from './read-paths.js';
+import {
+  readOnlyLineDecision,
+  readRuleMatching,
+  readSafety,
+  uncoveredReads,
+  type BashReads,
+} from './read-paths.js';
 import { bashRuleMatches } from './rules.js';
 import { MAX_SUGGESTIONS, prefixRules } from './suggestions.js';
 import {
@@ -21,6 +27,8 @@ import {
 } from './target-paths.js';
 
 const TOOL = 'Bash';
+/** The file tool whose deny and ask rules also govern the paths a command reads. */
+const READ_TOOL = 'Read';
 /** The file tools whose rules also govern files a command writes through a redirection. */
 const FILE_WRITE_TOOLS = new Set(['Write', 'Edit']);
 
@@ -28,8 +36,9 @@ const FILE_WRITE_TOOLS = new Set(['Write', 'Edit']);
  * Bash's own permission check (SPEC sections 6 and 7), on an analysed line:
  * 1. a deny rule matching ANY command that may run denies (`rm:*` denies
  *    `ls; rm x`, `sudo rm x`, `find -exec rm`, `bash -c 'rm x'`), and so does
- *    a Write/Edit deny rule on any path the line writes;
- * 2. an ask rule matching any of them asks, marked bypass-immune so that no
+ *    a Write/Edit deny rule on any path the line writes and a Read deny rule
+ *    on any path it reads (a read path not known asks);
+ * 2. an ask rule matching any of them (or a Read ask rule any path read) asks, marked bypass-immune so that no
  *    allow rule can clear it (the engine already gave ask rules precedence
  *    over allow rules when one matched the whole line);
  * 3. hazards, dangerous commands, dangerous targets and secret reads are safety asks;
@@ -51,6 +60,9 @@ export function decideBash(
   const deny =
     ruleMatchingAny(context.denyRules, analysis) ??
     fileRuleMatchingAny(context.denyRules, resolved, location.cwd);
+  const byReadRule =
+    deny === undefined ? readRuleDecision(reads, context, location.cwd) : undefined;
+  if (byReadRule?.behavior === 'deny') return byReadRule;
   if (deny !== undefined) {
     return {
       behavior: 'deny',
@@ -62,12 +74,14 @@ export function decideBash(
   const ask =
     ruleMatchingAny(context.askRules, analysis) ??
     fileRuleMatchingAny(context.askRules, resolved, location.cwd);
-  if (ask !== undefined) {
+  if (ask === undefined && byReadRule !== undefined) return byReadRule;
+  const asked = ask;
+  if (asked !== undefined) {
     return {
       behavior: 'ask',
       message: permissionMessages.ask(TOOL),
-      decisionReason: permissionMessages.ruleReason(ask.ruleContent, ask.toolName),
-      matchedRule: ask,
+      decisionReason: permissionMessages.ruleReason(asked.ruleContent, asked.toolName),
+      matchedRule: asked,
       bypassImmune: true,
     };
   }
@@ -117,6 +131,38 @@ export function decideBash(
       writes.outside.length > 0 || readsOutside.length > 0
         ? []
         : suggest(analysis, resolved, context, location),
+  };
+}
+
+/**
+ * What `Read` deny and ask rules say about the paths a line reads (the
+ * rules of the Read tool govern every read, as Write/Edit rules govern
+ * writes): a deny when a deny rule matches a path read, an ask (no rule or
+ * mode clears it) when an ask rule does or when a path read cannot be known
+ * while such rules exist; undefined when none applies.
+ */
+export function readRuleDecision(
+  reads: BashReads,
+  context: PermissionContext,
+  cwd: string,
+): PermissionDecision | undefined {
+  const denied = readRuleMatching(context.denyRules, reads, cwd);
+  if (denied !== undefined && !denied.unknown) {
+    return {
+      behavior: 'deny',
+      message: permissionMessages.denyRule(TOOL),
+      decisionReason: permissionMessages.ruleReason(denied.rule.ruleContent, READ_TOOL),
+      matchedRule: denied.rule,
+    };
+  }
+  const asked = readRuleMatching(context.askRules, reads, cwd) ?? denied;
+  if (asked === undefined) return undefined;
+  return {
+    behavior: 'ask',
+    message: permissionMessages.ask(TOOL),
+    decisionReason: `${permissionMessages.ruleReason(asked.rule.ruleContent, READ_TOOL)}${asked.unknown ? ' (the line reads a path not known before it runs)' : ''}`,
+    matchedRule: asked.rule,
+    bypassImmune: true,
   };
 }
 

@@ -42,7 +42,7 @@ const GIT_READ_ONLY: Record<string, ((args: readonly Word[]) => boolean) | true>
   config: (args) => {
     const scanned = scanArguments(args);
     const first = scanned.operands[0]?.value;
-    if (first === 'get' || first === 'list') return true;
+    if (first === 'get' || first === 'list' || configGet(args)) return true;
     return hasOption(
       scanned,
       '--get',
@@ -57,6 +57,7 @@ const GIT_READ_ONLY: Record<string, ((args: readonly Word[]) => boolean) | true>
 
 /** git options before the subcommand that change nothing about what runs. */
 const GIT_HARMLESS_GLOBALS = new Set([
+  '--version',
   '--no-pager',
   '-P',
   '--no-optional-locks',
@@ -152,7 +153,46 @@ function listsOnly(args: readonly Word[], writingLetters: string): boolean {
       /^-[^-]/.test(arg.value) && [...arg.value.slice(1)].some((l) => writingLetters.includes(l)),
   );
   if (writes) return false;
-  return scanned.operands.length === 0 || hasOption(scanned, '-l', '--list');
+  return (
+    scanned.operands.length === 0 ||
+    hasOption(scanned, '-l', '--list') ||
+    args.some((arg) => LIST_FILTERS.test(arg.value))
+  );
+}
+
+/**
+ * The filters that put `git branch` and `git tag` in list mode, whatever
+ * follows (`git branch --contains HEAD` lists the branches holding HEAD;
+ * the word after it is a commit, not a branch to create).
+ */
+const LIST_FILTERS = /^--(?:no-)?(?:contains|merged)(?:=|$)|^--points-at(?:=|$)/;
+
+/** `git config` options that only choose where a key is looked up or how it is shown. */
+const CONFIG_LOOKUP = new Set([
+  '--global',
+  '--local',
+  '--system',
+  '--worktree',
+  '--show-origin',
+  '--show-scope',
+  '--includes',
+  '--no-includes',
+  '--null',
+  '-z',
+  '--name-only',
+]);
+
+/** `git config [--global] section.key`: one key and no value prints the key's value. */
+function configGet(args: readonly Word[]): boolean {
+  const scanned = scanArguments(args);
+  const [key, ...rest] = scanned.operands;
+  return (
+    key !== undefined &&
+    rest.length === 0 &&
+    !key.dynamic &&
+    /^[A-Za-z0-9-]+(?:\.[^\s=]+)?\.[A-Za-z0-9-]+$/.test(key.value) &&
+    scanned.options.every((option) => option.value === undefined && CONFIG_LOOKUP.has(option.name))
+  );
 }
 
 function firstOperandIn(

@@ -29,6 +29,13 @@ describe('isReadOnlyProgram: a positive proof', () => {
     ['jq', '--arg', 'name', 'value', '.x', 'f.json'],
     ['printf', '%s\\n', 'a'],
     ['env', '-i', 'ls'],
+    ['xxd', '-c', '16', 'a'],
+    ['node', '--version'],
+    ['python3', '-V'],
+    ['git', 'branch', '--contains', 'HEAD'],
+    ['git', 'tag', '--points-at', 'HEAD'],
+    ['git', 'config', 'user.name'],
+    ['awk', '$2 > 10', 'a'],
   ])('%s %s … is read-only', (program, ...args) => {
     expect(readOnly(program, ...args)).toBe(true);
   });
@@ -56,7 +63,11 @@ describe('isReadOnlyProgram: a positive proof', () => {
     ['env'],
     ['env', 'A=1'],
     ['printenv'],
-    ['xxd', 'a'],
+    ['xxd', 'a', 'b'],
+    ['xxd', 'a', '-rr'],
+    ['compgen', '-v'],
+    ['./node', '--version'],
+    ['python3', '-v'],
     ['ls', '--nonexistent'],
     ['git', 'help', 'log'],
     ['git', 'submodule'],
@@ -88,8 +99,16 @@ describe('isReadOnlyProgram: a positive proof', () => {
     expect(isReadOnlyDeclaration('declare', words('-p', 'HOME'))).toBe(false);
     expect(isReadOnlyDeclaration('export', words('-p'))).toBe(false);
     expect(isReadOnlyDeclaration('typeset', [])).toBe(false);
-    expect(isReadOnlyDeclaration('export', words('A=1'))).toBe(true);
+    expect(isReadOnlyDeclaration('export', words('a=1'))).toBe(true);
     expect(isReadOnlyDeclaration('unset', words('A'))).toBe(true);
+  });
+
+  it('declarations of names programs may read are not read-only (issue 31, class 6)', () => {
+    expect(isReadOnlyDeclaration('export', words('A=1'))).toBe(false);
+    expect(isReadOnlyDeclaration('export', words('RIPGREP_CONFIG_PATH=/x'))).toBe(false);
+    expect(isReadOnlyDeclaration('declare', words('-x', 'http_proxy=x'))).toBe(false);
+    expect(isReadOnlyDeclaration('export', words('NODE_ENV=test'))).toBe(true);
+    expect(isReadOnlyDeclaration('local', words('count=1'))).toBe(true);
   });
 
   it('feeds unknown arguments only to programs none of whose options is harmful', () => {

@@ -3,6 +3,9 @@ import { hasKey, keyValues, parseOptions, type FoundOption } from './option-tabl
 import { optionTable } from './option-tables.js';
 import { isReadOnlyFind } from './read-only-find.js';
 import { isReadOnlyGit } from './read-only-git.js';
+import { awkCode, awkRunsCommands } from './awk.js';
+import { leavesProgramsAlone } from './env-vars.js';
+import { SHELLS } from './wrappers.js';
 import { sedScriptEffect } from './sed.js';
 
 /** Builtins whose every argument is data (text, a test, a directory-stack entry): nothing to prove. */
@@ -120,7 +123,104 @@ const OPERAND_CHECKS: Record<
   // `env NAME=value… command` runs a command (judged on its own); without one it prints the environment.
   env: (operands) => operands.some((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value)),
   command: (_, options) => options.some((option) => option.key === '-v' || option.key === '-V'),
+  jq: (operands, options) => isReadOnlyJq(options, operands),
 };
+
+/** xxd's flags (each a word of its own: its parser reads `-ius` as `-i`) and the options taking the next word. */
+const XXD_FLAGS = new Set([
+  '-a',
+  '-b',
+  '-C',
+  '-E',
+  '-e',
+  '-i',
+  '-p',
+  '-ps',
+  '-r',
+  '-u',
+  '-d',
+  '-v',
+  '-h',
+]);
+const XXD_VALUES = new Set(['-c', '-g', '-l', '-o', '-s', '-n']);
+
+/**
+ * `xxd [flags] [IN]`: every option a whole word xxd reads the way we do,
+ * before at most one input file (xxd takes no options after it, and a second
+ * operand is the output file it writes); no glob that may expand to two.
+ */
+function isReadOnlyXxd(args: readonly Word[]): boolean {
+  let index = 0;
+  for (; index < args.length; index++) {
+    const word = args[index];
+    if (word === undefined || !word.value.startsWith('-') || word.value === '-') break;
+    if (word.dynamic || word.glob) return false;
+    if (XXD_VALUES.has(word.value)) index++;
+    else if (!XXD_FLAGS.has(word.value)) return false;
+  }
+  const rest = args.slice(index);
+  return rest.length <= 1 && rest.every((word) => !word.glob && !word.dynamic);
+}
+
+/** The words that make almost any program print its version or usage and stop. */
+const VERSION_FLAGS = /^(?:--version|-v|-V)$/;
+
+/**
+ * Programs with no table here, called with only a version flag (`node
+ * --version`, `python3 -V`, `cargo -v`): programs on the PATH print their
+ * version or usage and stop. Only a bare program name counts (`./x -v` runs
+ * whatever `./x` is), and not a shell (`sh -v` reads a script from input).
+ */
+function printsVersion(program: string, args: readonly Word[]): boolean {
+  return (
+    args.length === 1 &&
+    VERSION_FLAGS.test(args[0]?.value ?? '') &&
+    /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(program) &&
+    !NO_VERSION_FLAGS.has(program) &&
+    !(INTERPRETERS.has(program) && args[0]?.value === '-v') &&
+    optionTable(program) === undefined
+  );
+}
+
+/** Programs whose version flags are not taken as such: shells (`sh -v` reads a script from input) and privilege tools. */
+const NO_VERSION_FLAGS = new Set([
+  'compgen',
+  'complete',
+  'set',
+  'shopt',
+  'history',
+  'read',
+  'mapfile',
+  'readarray',
+  'help',
+  'enable',
+  'ulimit',
+  'umask',
+  'trap',
+  'alias',
+  'hash',
+  'bind',
+  'fc',
+  'kill',
+  'wait',
+  ...SHELLS,
+  'sudo',
+  'doas',
+  'su',
+]);
+
+/** Interpreters whose `-v` is verbose mode (it reads a script from input); `--version` and `-V` print the version. */
+const INTERPRETERS = new Set([
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'tclsh',
+  'wish',
+]);
 
 /**
  * Programs that stay read-only with arguments we cannot see (`xargs cat`,
@@ -164,6 +264,8 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
       return isReadOnlyGit(args);
     case 'find':
       return isReadOnlyFind(args);
+    case 'xxd':
+      return isReadOnlyXxd(args);
     case 'printf':
       // `printf -v NAME` (also `-vNAME`) assigns a variable; anything else is the format.
       return args[0] === undefined || !args[0].value.startsWith('-') || args[0].value === '--';
@@ -175,6 +277,7 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
     case 'nawk':
       return withProvenOptions(program, args, isReadOnlyAwk);
     default: {
+      if (printsVersion(program, args)) return true;
       const check = OPERAND_CHECKS[program];
       if (check === undefined && !TABLE_READ_ONLY.has(program)) return false;
       return withProvenOptions(program, args, (options, operands) =>
@@ -188,13 +291,19 @@ export function isReadOnlyProgram(program: string, args: readonly Word[]): boole
  * Whether a `declare`/`typeset`/`export`/`readonly`/`local` only sets or
  * marks the names it is given. With no name, or with `-p`/`-f`/`-F`, it
  * prints variables or functions (`export -p`, `declare -x`), which may hold
- * secrets, so it is not read-only. `unset` only removes.
+ * secrets, so it is not read-only. Setting or exporting a name programs may
+ * read (`export GREP_OPTIONS=…`) is not read-only either (see
+ * `leavesProgramsAlone`). `unset` only removes.
  */
 export function isReadOnlyDeclaration(keyword: string, args: readonly Word[]): boolean {
   if (keyword === 'unset') return true;
   const flags = args.filter((arg) => /^[-+]/.test(arg.value));
   const names = args.filter((arg) => !/^[-+]/.test(arg.value));
-  return names.length > 0 && !flags.some((flag) => /[pfF]/.test(flag.value));
+  return (
+    names.length > 0 &&
+    !flags.some((flag) => /[pfF]/.test(flag.value)) &&
+    names.every((word) => !word.dynamic && leavesProgramsAlone(word.value.split('=')[0] ?? ''))
+  );
 }
 
 /**
@@ -227,8 +336,35 @@ function isReadOnlySed(options: FoundOption[], operands: Word[]): boolean {
   );
 }
 
-/** awk programs that cannot run commands or write files: no system(), pipes, `>`, getline or `@` directives. */
+/**
+ * awk programs that only print: no system(), getline, pipes, `@`
+ * directives, no output redirection (`>` after `print`/`printf` in its
+ * statement) and nothing that reads beyond the operands: `ENVIRON` (the
+ * environment's secrets), `ARGV`/`ARGC` (which files are read), `PROCINFO`.
+ * Comparisons (`$2 > 10`, `if (n > 1) print`) are fine.
+ */
 function isReadOnlyAwk(_: FoundOption[], operands: Word[]): boolean {
   const program = operands[0];
-  return program !== undefined && !program.dynamic && !/system|getline|[|>@`]/.test(program.value);
+  if (program === undefined || program.dynamic) return false;
+  const code = awkCode(program.value);
+  if (code === undefined) return false;
+  if (awkRunsCommands(code) || /ENVIRON|ARGV|ARGC|PROCINFO/.test(code)) return false;
+  return code.split(/[;{}\n]/).every((statement) => !/\bprintf?\b[^]*>/.test(statement));
+}
+
+/**
+ * jq filters that only transform their input: not `env`/`$ENV` (the
+ * environment's secrets), `input_filename`, or `import`/`include` (modules
+ * read from the search path), and not a filter read from a file (`-f`).
+ */
+function isReadOnlyJq(options: readonly FoundOption[], operands: readonly Word[]): boolean {
+  if (hasKey({ options }, '-f')) return false;
+  const filter = operands[0];
+  if (filter === undefined) return true;
+  return (
+    !filter.dynamic &&
+    !/\$ENV\b|\$__prog|(?<![\w$])(?:env|input_filename|import|include|get_search_list)\b/.test(
+      filter.value,
+    )
+  );
 }

@@ -30,6 +30,10 @@ export type BashReads = {
   secrets: string[];
   /** Paths an only-reading command reads outside the working directories, or cannot be known. */
   outside: OutsideRead[];
+  /** Every path the line may read, as written and real (for `Read` deny and ask rules). */
+  paths?: { absolute: string; real: string }[];
+  /** Some path it may read is not known before running (`xargs`, `$VAR`). */
+  unknown?: boolean;
 };
 
 /**
@@ -47,8 +51,12 @@ export async function judgeBashReads(
   const directories = workingDirectories(context, location.cwd);
   const secrets: string[] = [];
   const outside: OutsideRead[] = [];
+  const all: { absolute: string; real: string }[] = [];
+  let unknown = false;
   const items = analysis.reads.map((read) => ({ ...read, word: withHome(read.word) }));
   for (const { item, paths } of resolveWords(items, analysis, location)) {
+    if (paths === undefined) unknown = true;
+    else all.push(...paths);
     if (paths === undefined) {
       if (item.outsideMatters) {
         const text = item.word.text || 'a path read from input';
@@ -64,7 +72,34 @@ export async function judgeBashReads(
       }
     }
   }
-  return { secrets: [...new Set(secrets)], outside };
+  return { secrets: [...new Set(secrets)], outside, paths: all, unknown };
+}
+
+/**
+ * The first `Read` rule of `rules` (deny or ask rules) that matches a path
+ * the line may read, so that `Read(~/private/**)` denies `cat ~/private/x`
+ * as it denies the Read tool. With such rules present, a path that cannot
+ * be known matches them too (`unknown`), since it may be any file.
+ */
+export function readRuleMatching(
+  rules: readonly PermissionRule[],
+  reads: BashReads,
+  cwd: string,
+): { rule: PermissionRule; unknown: boolean } | undefined {
+  const readRules = rules.filter((rule) => rule.toolName === READ_TOOL);
+  const paths = reads.paths ?? [];
+  const matched = readRules.find(
+    (rule) =>
+      rule.ruleContent === null ||
+      paths.some(
+        ({ absolute, real }) =>
+          matchesFileRule(rule.ruleContent ?? '', real, cwd) ||
+          matchesFileRule(rule.ruleContent ?? '', absolute, cwd),
+      ),
+  );
+  if (matched !== undefined) return { rule: matched, unknown: false };
+  const first = readRules[0];
+  return reads.unknown === true && first !== undefined ? { rule: first, unknown: true } : undefined;
 }
 
 async function secretsRead(
@@ -74,7 +109,8 @@ async function secretsRead(
   home: string,
 ): Promise<string[]> {
   if (isSecretPath(absolute) || isSecretPath(real)) return [displayPath(absolute, home)];
-  if (!item.recursive) return hasSecretContent(real) ? [displayPath(absolute, home)] : [];
+  if (!item.recursive)
+    return item.contents && hasSecretContent(real) ? [displayPath(absolute, home)] : [];
   if (!item.contents) return [];
   return (await secretsInside(real, home)).map((found) => displayPath(found, home));
 }

@@ -1,5 +1,8 @@
+import { keyValues, parseOptions, type FoundOption } from './option-table.js';
+import { optionTable } from './option-tables.js';
+import { sedScriptReads } from './sed.js';
 import type { CommandKind, Redirect, Word } from './syntax.js';
-import { wordSuffix } from './syntax.js';
+import { literalWord, UNKNOWN_WORD, wordSuffix } from './syntax.js';
 
 /**
  * A word of a command that may name a file or directory it reads, still as
@@ -117,7 +120,20 @@ export function commandReads(
       ? [{ word: redirect.target, recursive: false, contents: true, outsideMatters: true }]
       : [],
   );
-  if (kind !== 'command' || NO_FILE_OPERANDS.has(program)) return fromRedirects;
+  if (kind !== 'command') return fromRedirects;
+  const listed = globListings(args, readsOnly);
+  const table = optionTable(program);
+  const parsed = table === undefined ? undefined : parseOptions(args, table);
+  const modelled = parsed?.ok === true ? parsed : undefined;
+  // Files named by option values (`date -f F`, `grep -fF`, `jq --slurpfile N F`), or named inside one.
+  const byOptions = modelled === undefined ? [] : optionReads(modelled.options);
+  const plain = (words: readonly Word[]): ReadWord[] =>
+    words.map((word) => ({ word, recursive: false, contents: true, outsideMatters: readsOnly }));
+  if (NO_FILE_OPERANDS.has(program)) {
+    if (table !== undefined && modelled === undefined)
+      return [...plain(operandWords(program, args)), ...fromRedirects];
+    return [...plain(byOptions), ...listed, ...fromRedirects];
+  }
   const recursive = readsTrees(program, args);
   const contents = !recursive || (TREE_CONTENTS.has(program) && !listsNamesOnly(program, args));
   const operands =
@@ -125,7 +141,9 @@ export function commandReads(
       ? startPoints(args)
       : program === 'git'
         ? withRevisionPaths(operandWords(program, args))
-        : operandWords(program, args);
+        : modelled === undefined || program === 'awk' || program === 'gawk'
+          ? operandWords(program, args)
+          : [...modelledOperands(program, modelled.options, modelled.operands), ...byOptions];
   const readsCurrent = recursive || LISTS_CURRENT.has(program);
   const current = (operands.length === 0 && readsCurrent && fed === undefined) || program === 'git';
   // git reads the repository of the directory it runs in, whatever its operands.
@@ -141,8 +159,60 @@ export function commandReads(
   return [
     ...words.map((word) => ({ word, recursive, contents, outsideMatters: readsOnly })),
     ...fedWords,
+    ...listed,
     ...fromRedirects,
   ];
+}
+
+/**
+ * Every glob among the arguments, whatever the program does with it: bash
+ * lists the directory to expand it (`echo ~/.ssh/*` shows the names of the
+ * keys), so each path it may expand to is read by name (not by content).
+ */
+function globListings(args: readonly Word[], readsOnly: boolean): ReadWord[] {
+  return args
+    .filter((word) => word.glob)
+    .map((word) => ({ word, recursive: false, contents: false, outsideMatters: readsOnly }));
+}
+
+const LISTED_FILES = UNKNOWN_WORD;
+
+/**
+ * The files options make a program read: the value of each option the
+ * table marks as reading a file (the last of a pair), and an unknown path
+ * for each that reads the files named inside another (`--files0-from`).
+ */
+function optionReads(options: readonly FoundOption[]): Word[] {
+  return options.flatMap((option) => {
+    if (option.reads === 'list') return [...option.values, LISTED_FILES];
+    const file = option.reads === 'file' ? option.values.at(-1) : undefined;
+    return file === undefined ? [] : [file];
+  });
+}
+
+/**
+ * The operands of a program read against its option table: all of them but
+ * a lone `-`, the first left out for a pattern-first program given no
+ * pattern by option, and for sed the files its script reads with `r`/`R`
+ * (an unknown path when the script cannot be read).
+ */
+function modelledOperands(
+  program: string,
+  options: readonly FoundOption[],
+  operands: readonly Word[],
+): Word[] {
+  const patternOptions = PATTERN_FIRST[program];
+  const patternByOption =
+    patternOptions !== undefined && options.some((option) => patternOptions.includes(option.key));
+  const skip = patternOptions !== undefined && !patternByOption ? 1 : 0;
+  const files = operands.slice(skip).filter((word) => word.value !== '-');
+  if (program !== 'sed') return files;
+  const expressions = keyValues({ options }, '-e');
+  const scripts = expressions.length > 0 ? expressions : operands.slice(0, 1);
+  const read = scripts.flatMap((script) =>
+    script.dynamic ? undefined : (sedScriptReads(script.value) ?? [undefined]),
+  );
+  return [...files, ...read.map((file) => (file === undefined ? LISTED_FILES : literalWord(file)))];
 }
 
 /** Whether the command reads whole directory trees. */

@@ -1,4 +1,5 @@
 import type { Assignment, Word } from './syntax.js';
+import { awkCode, awkRunsCommands } from './awk.js';
 import { isDangerousVariable } from './env-vars.js';
 import { hasOption, scanArguments } from './options.js';
 import { sedScriptEffect } from './sed.js';
@@ -216,7 +217,10 @@ function awkSafety(program: string, args: readonly Word[]): string[] {
     return ['awk runs a program file or library that cannot be analysed'];
   const sources = keyValues(parsed, '-e');
   const programs = sources.length > 0 ? sources : parsed.operands.slice(0, 1);
-  return programs.some((text) => text.dynamic || /system|getline|\||@|`/.test(text.value))
+  return programs.some((text) => {
+    const code = text.dynamic ? undefined : awkCode(text.value);
+    return code === undefined || awkRunsCommands(code);
+  })
     ? ['awk program can run commands']
     : [];
 }

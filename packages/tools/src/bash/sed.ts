@@ -41,8 +41,23 @@ export function sedScriptEffect(script: string): SedEffect {
   return effect;
 }
 
+/**
+ * The files a sed script reads with its `r` and `R` commands (`/x/r
+ * footer.txt`): reads the operands do not show. A script that cannot be read
+ * gives undefined (whatever it reads is unknown).
+ */
+export function sedScriptReads(script: string): string[] | undefined {
+  const reader = new SedReader(script);
+  while (!reader.done()) {
+    if (reader.command() === 'unknown') return undefined;
+  }
+  return reader.reads;
+}
+
 class SedReader {
   private at = 0;
+  /** The file names of the `r`/`R` commands read so far. */
+  readonly reads: string[] = [];
   constructor(private readonly text: string) {}
 
   done(): boolean {
@@ -74,6 +89,12 @@ class SedReader {
       return this.endOfCommand() ? 'prints' : 'unknown';
     }
     if (LABEL_COMMANDS.has(name)) return this.label();
+    if (name === 'r' || name === 'R') {
+      const start = this.at;
+      this.restOfLine('prints');
+      this.reads.push(this.text.slice(start, this.at).replace(/^[ \t]+/, ''));
+      return 'prints';
+    }
     if (TEXT_COMMANDS.has(name)) return this.restOfLine('prints');
     if (name === 'w' || name === 'W') return this.restOfLine('writes');
     if (name === 'e') return 'executes';

@@ -69,6 +69,16 @@ export type Hazard = { kind: HazardKind; text: string };
 /** A command line reduced to its simple commands (in source order) and hazards. */
 export type ParsedScript = { commands: SimpleCommand[]; hazards: Hazard[] };
 
+/** A word whose value cannot be known before running (read from input, named inside a file): no rule grants it. */
+export const UNKNOWN_WORD: Word = {
+  value: '',
+  text: '',
+  glob: false,
+  tilde: false,
+  dynamic: true,
+  literalPrefix: '',
+};
+
 /** A word whose value is known and plain (no expansion, glob or tilde). */
 export function literalWord(value: string): Word {
   return {

@@ -1,5 +1,5 @@
 import type { Redirect, Word } from './syntax.js';
-import { literalWord, wordSuffix } from './syntax.js';
+import { literalWord, UNKNOWN_WORD, wordSuffix } from './syntax.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
 import { keyValues, parseOptions, type FoundOption } from './option-table.js';
 import { optionTable } from './option-tables.js';
@@ -93,6 +93,7 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
     case 'cp':
     case 'mv':
     case 'ln':
+    case 'install':
       return read(program, args, (options, operands) =>
         all([...operands, ...keyValues({ options }, '-t')], 'write'),
       );
@@ -189,15 +190,7 @@ export function programTargets(program: string, args: readonly Word[]): TargetWo
   }
 }
 
-/** A path that cannot be known: no rule or mode grants it. */
-const UNKNOWN_PATH: Word = {
-  value: '',
-  text: '',
-  glob: false,
-  tilde: false,
-  dynamic: true,
-  literalPrefix: '',
-};
+const UNKNOWN_PATH = UNKNOWN_WORD;
 
 /**
  * The targets a program names, read with its full option table; when the

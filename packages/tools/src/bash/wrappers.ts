@@ -1,5 +1,5 @@
 import type { Assignment, Word } from './syntax.js';
-import { wordSuffix } from './syntax.js';
+import { UNKNOWN_WORD, wordSuffix } from './syntax.js';
 import { scanArguments } from './options.js';
 import { hasKey, parseOptions } from './option-table.js';
 import { optionTable } from './option-tables.js';
@@ -21,7 +21,8 @@ export type InnerInvocation = { assignments: Assignment[]; words: Word[] };
 /** What a wrapper runs: inner commands, or scripts to parse. */
 export type Unwrapped = { kind: WrapperKind; commands: InnerInvocation[]; scripts: string[] };
 
-const SHELLS = new Set([
+/** Shells: `sh -c TEXT` runs TEXT; without `-c` they run a script we cannot see. */
+export const SHELLS: ReadonlySet<string> = new Set([
   'sh',
   'bash',
   'zsh',
@@ -82,8 +83,9 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped | undefin
   if (name === 'su') return su(args);
   const privileged = PRIVILEGED[name];
   if (privileged !== undefined) return prefixed('privileged', args, privileged, []);
+  if (name === 'flock') return flock(args);
   const skip = TRANSPARENT[name];
-  if (skip === undefined) return undefined;
+  if (skip === undefined) return runsNamedProgram(name, args);
   const table = optionTable(name);
   if (table === undefined) {
     const rest = args.slice(firstOperand(args, BUILTIN_VALUES[name] ?? '', []));
@@ -164,6 +166,93 @@ function shell(args: readonly Word[]): Unwrapped {
     }
   }
   return { kind: 'opaque', commands: [], scripts: [] };
+}
+
+/**
+ * `flock [options] FILE command…` runs the command; `flock [options] FILE -c
+ * TEXT` runs TEXT with `sh -c`; `flock [options] NUMBER` runs nothing.
+ */
+function flock(args: readonly Word[]): Unwrapped | undefined {
+  // flock's options end at the first operand; `-c`/`--command` may come before it or right after it.
+  const start = firstOperand(args, 'wEc', ['timeout', 'wait', 'conflict-exit-code', 'command']);
+  const before = scanArguments(args.slice(0, start), {
+    short: 'wEc',
+    long: ['timeout', 'wait', 'conflict-exit-code', 'command'],
+  }).options.find((option) => option.name === '-c' || option.name === '--command');
+  const after = args[start + 1];
+  const body =
+    before?.value ??
+    (after !== undefined && (after.value === '-c' || after.value === '--command')
+      ? (args[start + 2] ?? UNKNOWN_SCRIPT)
+      : undefined);
+  if (body !== undefined) {
+    return body.dynamic
+      ? { kind: 'opaque', commands: [], scripts: [] }
+      : { kind: 'shell', commands: [], scripts: [body.value] };
+  }
+  if (before !== undefined) return { kind: 'opaque', commands: [], scripts: [] };
+  const rest = args.slice(start + 1);
+  return rest.length === 0 ? undefined : transparent(rest);
+}
+
+const UNKNOWN_SCRIPT = UNKNOWN_WORD;
+
+/**
+ * Programs known not to run their arguments as a command: version control
+ * (`git rm -rf x` removes tracked files, judged as git) and the builtins
+ * whose arguments are data.
+ */
+const RUNS_NO_NAMED_PROGRAM = new Set(['git', 'echo', 'printf', 'test', '[', '[[', 'expr', ':']);
+
+/**
+ * Programs whose name in an unknown program's arguments is taken as a
+ * command it may run (`flock`, `chronic`, `unbuffer`, `taskset`, `chrt` and
+ * every other runner we have no table for): what they do is dangerous or
+ * runs more code, so deny rules and safety checks must see them. Builtins
+ * (`eval`, `exec`) are left out: a runner can only start a program.
+ */
+const NAMED_PROGRAMS = new Set([
+  'rm',
+  'rmdir',
+  'unlink',
+  'shred',
+  'dd',
+  'truncate',
+  'chmod',
+  'chown',
+  'chgrp',
+  'mv',
+  'cp',
+  'ln',
+  'install',
+  'tee',
+  'sudo',
+  'doas',
+  'su',
+  'pkexec',
+  'kill',
+  'pkill',
+  'killall',
+  'curl',
+  'wget',
+  'xargs',
+  'find',
+  ...SHELLS,
+]);
+
+/**
+ * For a program the analysis has no table for, the first argument that names
+ * one of `NAMED_PROGRAMS` (as a bare name or a path to it) and what follows:
+ * a runner we do not know (`flock L rm -rf /`, `chronic rm -rf ~`) may run
+ * it, so it is analysed as a command the program runs.
+ */
+function runsNamedProgram(name: string, args: readonly Word[]): Unwrapped | undefined {
+  if (RUNS_NO_NAMED_PROGRAM.has(name) || optionTable(name) !== undefined) return undefined;
+  const index = args.findIndex((arg) => {
+    const base = arg.value.slice(arg.value.lastIndexOf('/') + 1);
+    return !arg.dynamic && NAMED_PROGRAMS.has(base);
+  });
+  return index === -1 ? undefined : transparent(args.slice(index));
 }
 
 function script(args: readonly Word[]): Unwrapped {

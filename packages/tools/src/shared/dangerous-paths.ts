@@ -51,6 +51,20 @@ const DANGEROUS_DIRECTORIES = new Set([
 ]);
 
 /**
+ * Start-up and configuration files known by their whole place (matched on
+ * the lower-cased absolute path): the system shells' start-up files, git's
+ * system and XDG configuration, fish's and zsh's configuration directories,
+ * user services and autostart entries. Each runs code at the next login,
+ * shell or git command.
+ */
+const DANGEROUS_PLACES: readonly RegExp[] = [
+  /^\/etc\/(?:profile|bash\.bashrc|bashrc|bash\.bash_logout|environment|zshrc|zshenv|zprofile|zlogin|zlogout|gitconfig|ld\.so\.preload|sudoers|inputrc)$/,
+  /^\/etc\/(?:profile\.d|zsh|fish|sudoers\.d|environment\.d)(?:\/|$)/,
+  /\/\.config\/(?:git|fish|zsh|environment\.d|autostart|systemd)(?:\/|$)/,
+  /\/\.zsh(?:\/|$)/,
+];
+
+/**
  * The names of the dangerous files and directories (`.bashrc`, `.ssh`, …),
  * `.git` left out: a sandbox keeps them read-only where they exist at the
  * top of a writable directory.
@@ -70,6 +84,10 @@ export function dangerousPathReason(absolute: string): string | undefined {
   for (const segment of segments) {
     const lower = segment.toLowerCase();
     if (DANGEROUS_DIRECTORIES.has(lower)) return `${absolute} is inside the ${segment} directory`;
+  }
+  const joined = `/${segments.join('/').toLowerCase()}`;
+  if (DANGEROUS_PLACES.some((place) => place.test(joined))) {
+    return `${absolute} is a start-up or configuration file that runs code`;
   }
   const name = (segments.at(-1) ?? '').toLowerCase();
   if (DANGEROUS_FILES.has(name) || name.startsWith('.env')) {

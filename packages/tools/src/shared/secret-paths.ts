@@ -53,6 +53,29 @@ const SECRET_FILES = new Set([
   'fish_history',
 ]);
 
+/**
+ * Secrets known by their whole place, matched on the lower-cased absolute
+ * path: the system's password hashes, SSH host keys, and credential files
+ * whose names alone say nothing (`credentials`, `auth.json`): git's XDG
+ * credential store, cargo, the cloud CLIs, the coding agents' own logins and
+ * Parley's own store of API keys.
+ */
+const SECRET_PLACES: readonly RegExp[] = [
+  /^\/etc\/g?shadow-?$/,
+  /^\/etc\/ssh\/ssh_host_[^/]*_key$/,
+  /\/\.config\/git\/credentials$/,
+  /\/\.cargo\/credentials(?:\.toml)?$/,
+  /\/\.config\/(?:github-copilot|doctl|hcloud|op|heroku)(?:\/|$)/,
+  /\/\.oci(?:\/|$)/,
+  /\/\.terraform\.d\/credentials\.tfrc\.json$/,
+  /\/\.claude\/\.credentials\.json$/,
+  /\/\.codex\/auth\.json$/,
+  /\/\.gemini\/oauth_creds\.json$/,
+  /\/\.parley\/parley\.sqlite(?:-wal|-shm|-journal)?$/,
+  /\/\.yarnrc\.yml$/,
+  /\/\.config\/npm\/npmrc$/,
+];
+
 /** Private keys and keystores by extension. */
 const SECRET_EXTENSIONS = new Set([
   '.pem',
@@ -97,6 +120,8 @@ export function isSecretPath(absolute: string): boolean {
     .filter((segment) => segment !== '')
     .map((segment) => segment.toLowerCase());
   if (segments[0] === 'proc' && segments.at(-1) === 'environ') return true;
+  const joined = `/${segments.join('/')}`;
+  if (SECRET_PLACES.some((place) => place.test(joined))) return true;
   if (segments.some((segment) => SECRET_DIRECTORIES.has(segment))) return true;
   for (let i = 0; i < segments.length; i++) {
     if (SECRET_NESTED.some((nested) => nested.every((part, j) => segments[i + j] === part))) {
@@ -142,6 +167,12 @@ const HOME_SECRETS = [
   '.pgpass',
   '.bash_history',
   '.zsh_history',
+  path.join('.config', 'git', 'credentials'),
+  path.join('.cargo', 'credentials'),
+  path.join('.cargo', 'credentials.toml'),
+  path.join('.claude', '.credentials.json'),
+  path.join('.codex', 'auth.json'),
+  path.join('.gemini', 'oauth_creds.json'),
 ];
 
 /** The well-known places of secrets below a home directory (they may not exist). */
