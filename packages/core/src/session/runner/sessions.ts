@@ -334,9 +334,10 @@ export class Sessions {
   }
 }
 
-/** The agent's options of a call: its own signal, and the caller's if given. */
+/** The agent's options of a call: its own signal, and the caller's if given; the approver, for the trace. */
 function agentCallOptions(options: SessionReplyOptions, stop: AbortSignal): ReplyOptions {
-  return { signal: options.signal === undefined ? stop : AbortSignal.any([options.signal, stop]) };
+  const signal = options.signal === undefined ? stop : AbortSignal.any([options.signal, stop]);
+  return options.approver === undefined ? { signal } : { signal, approver: options.approver };
 }
 
 /** The reply an input answers, when it is an answer (an input event naming one). */
