@@ -26,6 +26,7 @@ import { bodySizeLimit, requestGuards } from './request-guards.js';
 import { jsonDepthLimit } from './json-depth.js';
 import { logRefusal } from './refusal-log.js';
 import { securityHeaders } from './security-headers.js';
+import { httpTrace } from './http-trace.js';
 import { admitStreams } from './stream-guard.js';
 import { StreamLimits } from './stream-limits.js';
 import type { StreamLimitOptions } from './stream-limits.js';
@@ -202,6 +203,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     logRefusal(logger, c, response.problem);
     return problemResponse(response);
   });
+  app.use('*', httpTrace());
   app.use('*', securityHeaders);
   app.notFound(() =>
     problemResponse({ problem: problemOf(404, 'not_found', 'No such route.'), headers: {} }),

@@ -1,3 +1,4 @@
+import { tracedStore } from '../../telemetry/store-trace.js';
 import type { ReplyInput, ReplyOptions } from '../../agent/index.js';
 import {
   ConcurrentResumeError,
@@ -102,7 +103,8 @@ export class Sessions {
   private readonly live = new Map<string, LiveCall>();
 
   constructor(options: SessionsOptions) {
-    this.store = options.store;
+    // A span per load and save (non-recording, nearly free, with no SDK installed).
+    this.store = tracedStore(options.store);
     this.agentOptions = options.agent;
     this.clock = options.clock ?? (() => new Date());
     this.persist = options.persist ?? 'steps';
