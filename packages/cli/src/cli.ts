@@ -1,3 +1,4 @@
+import { withTelemetry } from './telemetry.js';
 import { parseCommandLine, usage, UsageError } from './args.js';
 import type { InterruptSource } from './chat-loop.js';
 import { ParleyError } from '@parley/core';
@@ -52,7 +53,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     if (command.kind === 'serve') {
       const { runServe } = await import('./serve.js');
-      return await runServe(command.args, { write, env: process.env, stopRequested: stopSignal() });
+      return await withTelemetry(process.env, () =>
+        runServe(command.args, { write, env: process.env, stopRequested: stopSignal() }),
+      );
     }
     if (command.kind === 'keys') {
       const { runKeys } = await import('./keys.js');
@@ -61,14 +64,16 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     // Loaded only now: the chat pulls in the model SDKs, the tools and the
     // store, which `--help` does not need (bench/cli-start.ts).
     const { runChat } = await import('./chat.js');
-    const outcome = await runChat(command.args, {
-      screen: { write, columns: () => process.stdout.columns || 80 },
-      colors,
-      env: process.env,
-      interactive: process.stdin.isTTY && process.stdout.isTTY,
-      animate: process.stdout.isTTY,
-      interrupts: processInterrupts(),
-    });
+    const outcome = await withTelemetry(process.env, () =>
+      runChat(command.args, {
+        screen: { write, columns: () => process.stdout.columns || 80 },
+        colors,
+        env: process.env,
+        interactive: process.stdin.isTTY && process.stdout.isTTY,
+        animate: process.stdout.isTTY,
+        interrupts: processInterrupts(),
+      }),
+    );
     return outcome.code;
   } catch (error) {
     // Ctrl-C at a prompt before the session exists (the demo offer): just leave.

@@ -12,3 +12,11 @@ export * from './state/index.js';
 export * from './session/index.js';
 export * from './agent/index.js';
 export * from './session/runner/index.js';
+export {
+  INSTRUMENTATION_NAME,
+  PARKED_EVENT,
+  fromTraceParent,
+  toTraceParent,
+  traceAttributes,
+} from './telemetry/index.js';
+export type { TelemetryOptions } from './telemetry/index.js';

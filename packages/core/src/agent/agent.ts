@@ -24,6 +24,8 @@ import { agentTexts } from './texts.js';
 import { compose, hooksOf, needsCopies } from './middleware.js';
 import type { Middleware, ModelCallContext } from './middleware.js';
 import type { ChatChunk } from '../model/index.js';
+import { ReplyTrace, traceSettings } from '../telemetry/index.js';
+import { resumeInfo } from './trace-plan.js';
 
 /** A thrown value as an Error (models may throw anything). */
 function asError(value: unknown): Error {
@@ -88,6 +90,8 @@ export class Agent {
   private readonly expiry: ExpirySettings;
   private current: AgentState;
   private running = false;
+  /** The spans of the run in progress, if any. */
+  private trace: ReplyTrace | undefined;
 
   constructor(options: AgentOptions) {
     this.name = options.name ?? 'assistant';
@@ -120,6 +124,7 @@ export class Agent {
       maxIters: options.maxIters ?? 50,
       logger: options.logger ?? silentLogger,
       checkpoint: withParkDeadline(options.checkpoint, this.expiry),
+      trace: traceSettings(options.telemetry),
     };
   }
 
@@ -163,7 +168,9 @@ export class Agent {
     const plan = expiry ?? planReply(this.current, this.deps.toolkit, input);
     this.running = true;
     const stop = new RunSignal(options.signal, leavable);
+    this.trace = this.startTrace(expiry ?? plan, options.approver);
     let settled = false;
+    let failure: unknown;
     let result: RunResult;
     try {
       const opened = yield* this.open(plan, stop.signal);
@@ -171,11 +178,14 @@ export class Agent {
       settled = true;
     } catch (error) {
       settled = true;
+      failure = error;
       throw error;
     } finally {
       stop.release();
       if (!settled) this.cancelSilently(stop);
       this.running = false;
+      this.trace?.end(failure);
+      this.trace = undefined;
     }
     // Parked and persisted: the agent is free before the caller hears why,
     // so it may answer from inside its loop over the stream.
@@ -183,6 +193,26 @@ export class Agent {
     for (const event of result.parkEvents ?? []) yield event;
     if (expiry?.refusal !== undefined) throw expiry.refusal;
     return result;
+  }
+
+  /** The spans of a run that opens or goes on with a reply (none for an idle interrupt). */
+  private startTrace(
+    plan: ReplyPlan | ExpirePlan,
+    approver: string | undefined,
+  ): ReplyTrace | undefined {
+    if (plan.kind === 'idle_interrupt') return undefined;
+    const reply = this.current.reply;
+    // `parkedAt` is stamped by the system clock, so the wait is measured by it too.
+    const resume = resumeInfo(this.current, plan, approver, new Date());
+    return new ReplyTrace(
+      this.deps.trace,
+      {
+        agentName: this.name,
+        sessionId: this.current.sessionId,
+        ...(plan.kind !== 'new' && reply !== null ? { replyId: reply.replyId } : {}),
+      },
+      resume,
+    );
   }
 
   /**
@@ -214,7 +244,7 @@ export class Agent {
           turnStart: 0,
           executing: [],
         };
-        const run = new ReplyRun(this.deps, this.current, signal);
+        const run = new ReplyRun(this.deps, this.current, signal, this.trace);
         yield run.event('REPLY_START', {
           sessionId: this.current.sessionId,
           name: this.name,
@@ -256,9 +286,10 @@ export class Agent {
   }
 
   private startRun(signal: AbortSignal): ReplyRun {
-    const run = new ReplyRun(this.deps, this.current, signal);
+    const run = new ReplyRun(this.deps, this.current, signal, this.trace);
     run.reply.status = 'running';
     delete run.reply.parkedAt;
+    delete run.reply.traceParent;
     return run;
   }
 

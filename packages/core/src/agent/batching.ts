@@ -207,6 +207,7 @@ async function* runConcurrent(
 async function park(run: ReplyRun): Promise<void> {
   run.reply.status = 'parked';
   run.reply.parkedAt = nowIso();
+  run.trace?.parking(run.reply);
   await run.checkpoint('park');
 }
 

@@ -3,6 +3,7 @@ import type { PermissionMode, PermissionRule } from '../permission/index.js';
 import type { Logger } from '../tool/index.js';
 import type { Toolkit } from '../tool/index.js';
 import type { AgentState } from '../state/index.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 import type { Middleware } from './middleware.js';
 
 /** Why the agent is asking for a checkpoint. */
@@ -58,10 +59,14 @@ export type AgentOptions = {
   onExpire?: 'deny' | 'interrupt';
   /** The time deadlines are set and judged by (default: the system clock). */
   clock?: () => Date;
+  /** OpenTelemetry tracing: the tracer and whether content goes on spans (docs/guides/tracing.md). */
+  telemetry?: TelemetryOptions;
 };
 
 /** Per-call options of `reply`/`replyStream`. */
 export type ReplyOptions = {
   /** Aborting cancels the reply: open calls are closed as interrupted. */
   signal?: AbortSignal;
+  /** Who answered the parked reply this call resumes (put on the resumed reply's span). */
+  approver?: string;
 };

@@ -68,6 +68,12 @@ export async function evaluateCall(
         })
       : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
+  const traced = run.trace?.permission(
+    call.name,
+    call.id,
+    run.deps.engine.context.mode,
+    confirmedByUser,
+  );
   try {
     const copy = run.deps.copyFor.permission;
     decision = await compose(
@@ -84,8 +90,10 @@ export async function evaluateCall(
   } catch (error) {
     // A permission check that fails never allows: the call gets an error
     // result, like a tool that throws, and the loop goes on.
+    traced?.(error instanceof Error ? error : new Error(String(error)));
     const text = error instanceof Error ? error.message : String(error);
     return { ok: false, events: [...closeCall(run, call, text, 'error')] };
   }
+  traced?.(decision);
   return { ok: true, evaluated: { tool, input, decision } };
 }

@@ -9,6 +9,7 @@ import type { AgentState, ReplyState } from '../state/index.js';
 import { InvalidStateError } from '../errors/index.js';
 import { newId } from '../util/ids.js';
 import type { Checkpoint, CheckpointReason } from './options.js';
+import type { ReplyTrace, TraceSettings } from '../telemetry/index.js';
 import type { Middleware, ModelCallContext, RunInfo } from './middleware.js';
 import type { Resolved } from './permission-step.js';
 
@@ -29,6 +30,8 @@ export type RunDependencies = {
   logger: Logger;
   /** The checkpoint option as `withParkDeadline` wraps it: an async function (it rejects, never throws). */
   checkpoint: Checkpoint | undefined;
+  /** The tracer and content setting of the run's spans. */
+  trace: TraceSettings;
 };
 
 /**
@@ -44,6 +47,8 @@ export class ReplyRun {
   readonly signal: AbortSignal;
   /** Who is running, as every middleware is told (fixed for the run). */
   readonly info: RunInfo;
+  /** The spans of this run (none for a reply closed without a run). */
+  readonly trace: ReplyTrace | undefined;
   /** Checkpoints called and not settled yet; while there are some, the next one waits. */
   private checkpointsPending = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
@@ -55,7 +60,7 @@ export class ReplyRun {
   /** Where each tool call sits in the reply message (blocks are appended or replaced, never moved). */
   private readonly callIndex = new Map<string, number>();
 
-  constructor(deps: RunDependencies, state: AgentState, signal: AbortSignal) {
+  constructor(deps: RunDependencies, state: AgentState, signal: AbortSignal, trace?: ReplyTrace) {
     const reply = state.reply;
     const last = state.context.at(-1);
     if (reply === null || last === undefined || last.id !== reply.replyId) {
@@ -69,6 +74,7 @@ export class ReplyRun {
     this.reply = reply;
     this.message = last as Msg & { content: ContentBlock[] };
     this.signal = signal;
+    this.trace = trace;
     this.info = { agentName: deps.agentName, sessionId: state.sessionId, replyId: reply.replyId };
     this.reindex();
   }
@@ -107,7 +113,9 @@ export class ReplyRun {
   ): Extract<AgentEvent, { type: T }> {
     const withReply = fields as AgentEventFields<T>;
     withReply.replyId = this.replyId;
-    return makeEvent(type, withReply);
+    const event = makeEvent(type, withReply);
+    this.trace?.observe(event, this.inputOf);
+    return event;
   }
 
   /** The tool calls of the current model turn, in the model's order. */
@@ -216,6 +224,10 @@ export class ReplyRun {
     }
     return answers;
   }
+
+  /** A call's input as the model wrote it (content capture on tool spans). */
+  private readonly inputOf = (id: string): string | undefined =>
+    this.hasCall(id) ? this.call(id).input : undefined;
 
   /** Whether a checkpoint hook is set (without one, steps skip the await). */
   get persists(): boolean {

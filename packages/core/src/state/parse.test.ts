@@ -36,6 +36,17 @@ describe('parseAgentState: valid fixtures', () => {
     expect(state).toStrictEqual({ ...(v1 as object), schemaVersion: 2 });
   });
 
+  it('keeps the parked span context (traceParent) a traced park wrote; states without it load as before', () => {
+    const value = readFixture('v2/parked-confirm.json');
+    const parked = agentStateSchema.parse(value).reply;
+    if (parked === null) throw new Error('the fixture is not parked');
+    const traceParent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    const traced = { ...agentStateSchema.parse(value), reply: { ...parked, traceParent } };
+    const state = parseAgentState(JSON.parse(serializeAgentState(traced)), 'sess');
+    expect(state.reply?.traceParent).toBe(traceParent);
+    expect(parseAgentState(value).reply).not.toHaveProperty('traceParent');
+  });
+
   it('reads the parked reply of a fixture', () => {
     const state = parseAgentState(readFixture('v2/parked-external.json'));
     expect(state.reply?.status).toBe('parked');

@@ -33,6 +33,7 @@ const replyState = z.strictObject({
   raised: z.array(z.strictObject({ id: z.string(), by: z.string() })).exactOptional(),
   parkedAt: z.string().exactOptional(),
   deadline: z.string().exactOptional(),
+  traceParent: z.string().exactOptional(),
 });
 
 const agentStateShape = z.strictObject({

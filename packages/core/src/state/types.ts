@@ -32,6 +32,12 @@ export type ReplyState = {
   raised?: RaisedCall[];
   parkedAt?: string;
   deadline?: string;
+  /**
+   * The parked reply's span as a W3C `traceparent` (`00-trace-span-flags`),
+   * so the resumed reply's span can link to it in another process. Absent
+   * when no tracer recorded the park, and in states written before it.
+   */
+  traceParent?: string;
 };
 
 /**

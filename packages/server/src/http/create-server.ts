@@ -25,6 +25,7 @@ import { registerSessionRoutes } from './routes/session-routes.js';
 import { bodySizeLimit, requestGuards } from './middleware/request-guards.js';
 import { jsonDepthLimit } from './middleware/json-depth.js';
 import { logRefusal } from './refusal-log.js';
+import { httpTrace } from './middleware/http-trace.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { admitStreams } from './middleware/stream-guard.js';
 import { StreamLimits } from '../events/stream-limits.js';
@@ -204,6 +205,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     logRefusal(logger, c, response.problem);
     return problemResponse(response);
   });
+  app.use('*', httpTrace());
   app.use('*', securityHeaders);
   app.notFound(() =>
     problemResponse({ problem: problemOf(404, 'not_found', 'No such route.'), headers: {} }),

@@ -1,3 +1,4 @@
+import { tracedStore } from '../../telemetry/store-trace.js';
 import type { ReplyInput, ReplyOptions } from '../../agent/index.js';
 import {
   ConcurrentResumeError,
@@ -102,7 +103,8 @@ export class Sessions {
   private readonly live = new Map<string, LiveCall>();
 
   constructor(options: SessionsOptions) {
-    this.store = options.store;
+    // A span per load and save (non-recording, nearly free, with no SDK installed).
+    this.store = tracedStore(options.store);
     this.agentOptions = options.agent;
     this.clock = options.clock ?? (() => new Date());
     this.persist = options.persist ?? 'steps';
@@ -334,9 +336,10 @@ export class Sessions {
   }
 }
 
-/** The agent's options of a call: its own signal, and the caller's if given. */
+/** The agent's options of a call: its own signal, and the caller's if given; the approver, for the trace. */
 function agentCallOptions(options: SessionReplyOptions, stop: AbortSignal): ReplyOptions {
-  return { signal: options.signal === undefined ? stop : AbortSignal.any([options.signal, stop]) };
+  const signal = options.signal === undefined ? stop : AbortSignal.any([options.signal, stop]);
+  return options.approver === undefined ? { signal } : { signal, approver: options.approver };
 }
 
 /** The reply an input answers, when it is an answer (an input event naming one). */
