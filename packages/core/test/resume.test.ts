@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AskUser,
+  InvalidEventError,
   InvalidToolResultError,
   askUserResult,
   textOf,
@@ -83,7 +84,7 @@ describe.each(modes)('USER_CONFIRM_RESULT (SPEC 5), %s', (mode) => {
     ]);
   });
 
-  it('a confirmed call takes the name and input given back, validated again', async () => {
+  it('a confirmed call takes the input given back; a changed tool name is refused, nothing applied', async () => {
     const log: string[] = [];
     const { agent, resume } = setup(
       [
@@ -95,7 +96,74 @@ describe.each(modes)('USER_CONFIRM_RESULT (SPEC 5), %s', (mode) => {
       mode,
     );
     const first = await collect(agent.replyStream('go'));
-    const edited = { ...asked(first)[0]!, name: 'lookup', input: '{"key":"instead"}' };
+    const renamed = { ...asked(first)[0]!, name: 'lookup', input: '{"key":"instead"}' };
+    const next = resume(agent);
+    const refused = await expectRefused(
+      next,
+      userConfirmResultEvent({
+        replyId: replyIdOf(first),
+        confirmResults: [{ confirmed: true, toolCall: renamed }],
+      }),
+      { type: InvalidEventError, code: 'invalid_event' },
+    );
+    expect(refused).toMatchObject({ path: 'confirmResults.0.toolCall.name' });
+    expect(refused.message).toContain("asks about tool 'write_note'");
+    expect(refused.message).toContain("cannot change it to 'lookup'");
+    expect(log).toEqual([]);
+    const edited = { ...asked(first)[0]!, input: '{"path":"b","content":"y"}' };
+    const events = await collect(
+      next.replyStream(
+        userConfirmResultEvent({
+          replyId: replyIdOf(first),
+          confirmResults: [{ confirmed: true, toolCall: edited }],
+        }),
+      ),
+    );
+    expect(log).toEqual(['b=y']);
+    expect(ofType(events, 'TOOL_RESULT_START')[0]).toMatchObject({
+      toolCallId: 'w1',
+      toolCallName: 'write_note',
+    });
+    expect(storedCall(next, 'w1')).toMatchObject({
+      name: 'write_note',
+      input: '{"path":"b","content":"y"}',
+    });
+    expect(storedResults(next)[0]).toMatchObject({
+      id: 'w1',
+      name: 'write_note',
+      state: 'success',
+    });
+  });
+
+  it('a deny rule still denies a confirmed call whose input was edited into it, saying which rule', async () => {
+    const log: string[] = [];
+    const denySecret = {
+      toolName: 'write_note',
+      ruleContent: 'secret',
+      behavior: 'deny' as const,
+      source: 'policy',
+    };
+    const writeNote = tool({
+      name: 'write_note',
+      description: 'Write a note.',
+      input: z.object({ path: z.string(), content: z.string() }),
+      matchRule: (content, input) => input.path === content,
+      execute: ({ path }) => {
+        log.push(path);
+        return `Wrote ${path}`;
+      },
+    });
+    const { agent, resume } = setup(
+      [
+        { toolCalls: [{ id: 'w1', name: 'write_note', input: { path: 'a', content: 'x' } }] },
+        { text: 'ok' },
+      ],
+      [writeNote],
+      { permission: { rules: [denySecret] } },
+      mode,
+    );
+    const first = await collect(agent.replyStream('go'));
+    const edited = { ...asked(first)[0]!, input: '{"path":"secret","content":"x"}' };
     const next = resume(agent);
     const events = await collect(
       next.replyStream(
@@ -105,13 +173,17 @@ describe.each(modes)('USER_CONFIRM_RESULT (SPEC 5), %s', (mode) => {
         }),
       ),
     );
-    expect(log).toEqual(['instead']);
-    expect(ofType(events, 'TOOL_RESULT_START')[0]).toMatchObject({
+    expect(log).toEqual([]);
+    expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({
       toolCallId: 'w1',
-      toolCallName: 'lookup',
+      state: 'denied',
     });
-    expect(storedCall(next, 'w1')).toMatchObject({ name: 'lookup', input: '{"key":"instead"}' });
-    expect(storedResults(next)[0]).toMatchObject({ id: 'w1', name: 'lookup', state: 'success' });
+    expect(storedResults(next)[0]).toMatchObject({
+      id: 'w1',
+      state: 'denied',
+      output:
+        'Permission to use write_note has been denied: the confirmed input matches the deny rule write_note(secret).',
+    });
   });
 
   it('rules given with a confirmation join the allow, deny and ask lists and apply to later calls', async () => {

@@ -1,5 +1,5 @@
 import type { ToolCallBlock } from '../message/index.js';
-import type { PermissionDecision } from '../permission/index.js';
+import type { PermissionDecision, PermissionEngine } from '../permission/index.js';
 import type { Tool } from '../tool/index.js';
 import { parseToolInput } from '../tool/index.js';
 import type { AgentEvent } from '../event/index.js';
@@ -44,9 +44,35 @@ export function resolveCall(run: ReplyRun, call: ToolCallBlock): Resolved {
 }
 
 /**
+ * The decision for a call a person confirmed: allowed, unless a deny rule
+ * covers its input (edited or not); no answer overrides a deny rule.
+ */
+function afterConfirmation(
+  engine: PermissionEngine,
+  tool: Tool<unknown>,
+  input: unknown,
+): PermissionDecision {
+  const rule = engine.denyRuleFor(tool, input);
+  if (rule === undefined) {
+    return {
+      behavior: 'allow',
+      message: agentTexts.alreadyAllowed,
+      decisionReason: 'user confirmation',
+    };
+  }
+  const named = rule.ruleContent === null ? rule.toolName : `${rule.toolName}(${rule.ruleContent})`;
+  return {
+    behavior: 'deny',
+    message: agentTexts.deniedAfterEdit(tool.name, named),
+    decisionReason: `Rule: ${rule.ruleContent ?? rule.toolName}`,
+    matchedRule: rule,
+  };
+}
+
+/**
  * Steps 1 and 2 of acting: resolve the call, then ask the permission engine
  * through the `onCheckPermission` middlewares. A call the user confirmed
- * skips the engine but not the middlewares. An unknown tool, bad input or a
+ * skips the engine (all but its deny rules) but not the middlewares. An unknown tool, bad input or a
  * permission check that throws closes the call with an error result, whose
  * events are returned.
  */
@@ -61,11 +87,7 @@ export async function evaluateCall(
   const { tool, input } = resolved;
   const inner = (context: PermissionCheckContext): Promise<PermissionDecision> =>
     context.confirmedByUser
-      ? Promise.resolve({
-          behavior: 'allow',
-          message: agentTexts.alreadyAllowed,
-          decisionReason: 'user confirmation',
-        })
+      ? Promise.resolve(afterConfirmation(run.deps.engine, tool, input))
       : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
   const traced = run.trace?.permission(

@@ -55,6 +55,16 @@ export function checkConfirm(state: AgentState, event: UserConfirmResultEvent): 
     throw new NotWaitingError(agentTexts.notWaitingConfirm(JSON.stringify(event)));
   const ids = event.confirmResults.map((result) => result.toolCall.id);
   checkIds(ids, asking, 'confirmResults', agentTexts.unknownConfirmIds);
+  const asked = new Map(openCallsOf(state).map((call) => [call.id, call.name]));
+  event.confirmResults.forEach((result, index) => {
+    const name = asked.get(result.toolCall.id);
+    if (name !== undefined && result.toolCall.name !== name) {
+      throw new InvalidEventError(
+        `confirmResults.${index}.toolCall.name`,
+        agentTexts.renamedConfirm(result.toolCall.id, name, result.toolCall.name),
+      );
+    }
+  });
 }
 
 /**
@@ -110,9 +120,10 @@ export function checkExternal(
 
 /**
  * Applies a checked confirmation in the order of the calls in the reply:
- * confirmed calls become `allowed` with the (possibly edited) name and input
- * given back and their rules join the permission context; denied calls are
- * closed with the denial reminder. Returns the events to emit once persisted.
+ * confirmed calls become `allowed` with the (possibly edited) input given
+ * back (never another tool: `checkConfirm` refused a changed name) and
+ * their rules join the permission context; denied calls are closed with the
+ * denial reminder. Returns the events to emit once persisted.
  */
 export function applyConfirm(
   run: ReplyRun,
@@ -125,11 +136,7 @@ export function applyConfirm(
     const result = byId.get(call.id);
     if (result === undefined) continue;
     if (result.confirmed) {
-      run.updateCall(call.id, {
-        name: result.toolCall.name,
-        input: result.toolCall.input,
-        state: 'allowed',
-      });
+      run.updateCall(call.id, { input: result.toolCall.input, state: 'allowed' });
       for (const rule of result.rules ?? []) engine.addRule(rule);
     } else {
       events.push(...closeCall(run, call, agentTexts.denied(call.name, result.reason), 'denied'));

@@ -25,6 +25,10 @@ export const agentTexts = {
     `Agent is not waiting for external execution results, but received ExternalExecutionResultEvent: ${event}`,
   unknownConfirmIds: (ids: string[]) =>
     `Received UserConfirmResultEvent with tool call ids ${JSON.stringify(ids)} that are not waiting for confirmation.`,
+  renamedConfirm: (id: string, asked: string, given: string) =>
+    `Tool call '${id}' asks about tool '${asked}'; a confirmation cannot change it to '${given}' (confirm, deny or edit the input of the call asked about). Nothing of the event was applied.`,
+  deniedAfterEdit: (name: string, rule: string) =>
+    `Permission to use ${name} has been denied: the confirmed input matches the deny rule ${rule}.`,
   unknownExternalIds: (ids: string[]) =>
     `Received ExternalExecutionResultEvent with tool call ids ${JSON.stringify(ids)} that are not waiting for external execution.`,
 } as const;

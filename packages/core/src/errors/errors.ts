@@ -250,3 +250,25 @@ export class UnknownRuleError extends ParleyError {
     this.sessionId = sessionId;
   }
 }
+
+/**
+ * `Sessions.revokeRule` named a rule the operator set (its `source` is
+ * `'policy'`, or one of `SessionsOptions.fixedRuleSources`): an answer or a
+ * route cannot take it back. Nothing was stored.
+ */
+export class FixedRuleError extends ParleyError {
+  readonly sessionId: string;
+  constructor(
+    sessionId: string,
+    rule: { toolName: string; ruleContent: string | null; behavior: string; source: string },
+  ) {
+    super(
+      'fixed_rule',
+      `The ${rule.behavior} rule for ${rule.toolName}` +
+        (rule.ruleContent === null ? '' : `(${rule.ruleContent})`) +
+        ` of session '${sessionId}' was set by the operator (source '${rule.source}'); ` +
+        'it cannot be revoked here, and nothing was revoked.',
+    );
+    this.sessionId = sessionId;
+  }
+}

@@ -4,6 +4,7 @@ export {
   AgentParkedError,
   AnswerNotAllowedError,
   ConcurrentResumeError,
+  FixedRuleError,
   InvalidEventError,
   InvalidInputError,
   InvalidStateError,

@@ -79,6 +79,15 @@ export class PermissionEngine {
     if (!exists) list.push({ ...rule });
   }
 
+  /**
+   * The deny rule covering this call, if any: step 1 alone, which no
+   * answer overrides (a confirmed call's input, edited or not, is checked
+   * against it again before it runs).
+   */
+  denyRuleFor<Input>(tool: PermissionSubject<Input>, input: Input): PermissionRule | undefined {
+    return matchingRule(this.context.denyRules, tool, input);
+  }
+
   /** Decides for `input` (the parsed tool input) of `tool`. */
   async check<Input>(tool: PermissionSubject<Input>, input: Input): Promise<PermissionDecision> {
     const decision = await this.decide(tool, input, this.context);

@@ -159,6 +159,8 @@ export function createServer(options: ServerOptions): ParleyServer {
       store: saved.observe(options.store),
       agent: frontend.agent,
       clock,
+      // Answers come from people over the network: they keep only suggested rules.
+      keptRules: 'suggested',
       ...(options.mayAnswer === undefined ? {} : { mayAnswer: options.mayAnswer }),
       ...(options.lease === undefined ? {} : { lease: options.lease }),
     }),

@@ -3,7 +3,7 @@ import type { ChatRequest } from '@parley/core';
 import { ScriptedModel } from '@parley/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { callAsAlice, principals, testServer } from '../../test/support.js';
+import { callAsAlice, noteAgent, principals, testServer } from '../../test/support.js';
 import { createServer } from './create-server.js';
 import type { ParleyServer } from './create-server.js';
 
@@ -165,6 +165,86 @@ describe('hostile answers', () => {
     expect(accepted.status).toBe(200);
     const final = await json(accepted, finalSchema);
     expect(final.message.finishedReason).toBe('completed');
+  });
+
+  it('refuses a confirmation that renames the call into another tool, past a deny rule; nothing runs', async () => {
+    const runs = new Map<string, number>();
+    const wiped: string[] = [];
+    const wipe = tool({
+      name: 'wipe',
+      description: 'Wipe the notebook.',
+      input: z.object({}),
+      execute: (_input, context) => {
+        wiped.push(context.toolCallId);
+        return 'wiped';
+      },
+    });
+    const agent = noteAgent(runs);
+    const toolkit = new Toolkit([...(agent.toolkit?.list() ?? []), wipe]);
+    const denyWipe = { toolName: 'wipe', ruleContent: null, behavior: 'deny', source: 'policy' };
+    const server = testServer(runs, {
+      agent: { ...agent, toolkit, permission: { rules: [{ ...denyWipe, behavior: 'deny' }] } },
+    });
+    const { id, summary } = await parkedOn(server, 'write a note');
+    const waiting = summary.waiting;
+    if (waiting === null) throw new Error('not waiting');
+    const before = await snapshot(server, id);
+    for (const token of ['alice', 'ann']) {
+      const renamed = confirmationOf(
+        waiting.replyId,
+        waiting.toolCalls.map((call) => ({ ...call, name: 'wipe', input: '{}' })),
+      );
+      const response = await server.fetch(
+        new Request(`http://parley.test/v1/sessions/${id}/replies`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(renamed),
+        }),
+      );
+      expect(response.status).toBe(400);
+      const problem = await json(response, z.object({ code: z.string(), detail: z.string() }));
+      expect(problem.code).toBe('invalid_event');
+      expect(problem.detail).toContain("cannot change it to 'wipe'");
+    }
+    expect(wiped).toEqual([]);
+    expect(runs.size).toBe(0);
+    expect(await snapshot(server, id)).toEqual(before);
+    const records = await json(
+      await callAsAlice(server, 'GET', `/v1/sessions/${id}/audit`),
+      z.object({ records: z.array(z.object({ decision: z.string() })) }),
+    );
+    expect(records.records.map((record) => record.decision)).toEqual(['asked']);
+  });
+
+  it("refuses a confirmation that keeps a rule not suggested with the call (an approver's own allow)", async () => {
+    const runs = new Map<string, number>();
+    const server = testServer(runs);
+    const { id, summary } = await parkedOn(server, 'write a note');
+    const waiting = summary.waiting;
+    if (waiting === null) throw new Error('not waiting');
+    const before = await snapshot(server, id);
+    const body = confirmationOf(waiting.replyId, waiting.toolCalls);
+    const [result] = body.input.confirmResults;
+    if (result === undefined) throw new Error('no call');
+    const extra = {
+      toolName: 'delete_notes',
+      ruleContent: null,
+      behavior: 'allow',
+      source: 'user',
+    };
+    const response = await server.fetch(
+      new Request(`http://parley.test/v1/sessions/${id}/replies`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer ann', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          input: { ...body.input, confirmResults: [{ ...result, rules: [extra] }] },
+        }),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect((await json(response, codeSchema)).code).toBe('invalid_event');
+    expect(runs.size).toBe(0);
+    expect(await snapshot(server, id)).toEqual(before);
   });
 
   it('lets exactly one of 100 concurrent identical confirmations through; the tool runs once', async () => {

@@ -39,6 +39,7 @@ const statusOfCode: Record<string, number> = {
   unauthenticated: 401,
   forbidden: 403,
   answer_not_allowed: 403,
+  fixed_rule: 403,
   session_not_found: 404,
   unknown_rule: 404,
   stale_reply: 409,

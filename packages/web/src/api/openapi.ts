@@ -971,7 +971,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Takes a rule back from the session's permission context (an 'always allow' a person added) */
+    /** Takes a rule back from the session's permission context (an 'always allow' a person added); the operator's rules stay (403) */
     post: {
       parameters: {
         query?: never;
@@ -1007,6 +1007,15 @@ export interface paths {
         };
         /** @description No or bad credentials */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The rule is the operator's (source 'policy', or the agent's own): it stays */
+        403: {
           headers: {
             [name: string]: unknown;
           };

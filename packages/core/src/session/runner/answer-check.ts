@@ -1,5 +1,5 @@
 import { openCallsOf } from '../../agent/resume.js';
-import { AnswerNotAllowedError } from '../../errors/index.js';
+import { AnswerNotAllowedError, InvalidEventError } from '../../errors/index.js';
 import type { InputEvent } from '../../event/index.js';
 import type { PermissionRule, ToolCallBlock, ToolResultBlock } from '../../message/index.js';
 import type { AgentState } from '../../state/index.js';
@@ -75,4 +75,32 @@ export async function checkMayAnswer(
       throw new AnswerNotAllowedError(sessionId, event.replyId, toolCall, approver);
     }
   }
+}
+
+const sameRule = (a: PermissionRule, b: PermissionRule): boolean =>
+  a.toolName === b.toolName &&
+  a.ruleContent === b.ruleContent &&
+  a.behavior === b.behavior &&
+  a.source === b.source;
+
+/**
+ * Refuses a confirmation that keeps a rule not suggested with the call it
+ * confirms (`InvalidEventError` naming the rule; nothing is applied).
+ * Answers naming no waiting call are left to the agent, which refuses them.
+ */
+export function checkKeptRules(state: AgentState, event: InputEvent): void {
+  if (event.type !== 'USER_CONFIRM_RESULT') return;
+  const asking = new Map(openCallsOf(state).map((call) => [call.id, call]));
+  event.confirmResults.forEach((result, index) => {
+    const call = asking.get(result.toolCall.id);
+    if (call === undefined || !result.confirmed) return;
+    (result.rules ?? []).forEach((rule, at) => {
+      if (!call.suggestedRules.some((suggested) => sameRule(suggested, rule))) {
+        throw new InvalidEventError(
+          `confirmResults.${index}.rules.${at}`,
+          `only a rule suggested with tool call '${call.id}' (${call.name}) can be kept`,
+        );
+      }
+    });
+  });
 }

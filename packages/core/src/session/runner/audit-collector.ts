@@ -72,8 +72,9 @@ export class AuditCollector {
           this.explained.add(call.id);
           continue;
         }
-        const after = { ...call, name: result.toolCall.name, input: result.toolCall.input };
-        if (after.name !== call.name || after.input !== call.input) {
+        // The agent refuses a changed name, so only the input can differ.
+        const after = { ...call, input: result.toolCall.input };
+        if (after.input !== call.input) {
           this.add('input_edited', replyId, after, this.context.approver, {
             before: { name: call.name, input: call.input },
             after: { name: after.name, input: after.input },
@@ -104,7 +105,8 @@ export class AuditCollector {
     decision: PermissionDecision,
     confirmedByUser: boolean,
   ): void {
-    if (confirmedByUser) return;
+    // A confirmed call is recorded by the answer, unless a deny rule still stopped it.
+    if (confirmedByUser && decision.behavior !== 'deny') return;
     const rule = decision.matchedRule;
     const reason = { reason: decision.decisionReason ?? decision.message };
     if (decision.behavior === 'allow') {

@@ -1,4 +1,4 @@
-import { SessionBusyError, UnknownRuleError } from '../../errors/index.js';
+import { FixedRuleError, SessionBusyError, UnknownRuleError } from '../../errors/index.js';
 import type { PermissionRule } from '../../message/index.js';
 import type { AuditRecord } from '../audit-record.js';
 import { digestToolInput } from '../audit-record.js';
@@ -16,7 +16,8 @@ export type RuleToRevoke = Pick<PermissionRule, 'toolName' | 'ruleContent' | 'be
  * the version just read (a concurrent write makes it fail with
  * `StaleSessionError`, storing nothing). Refuses with `SessionBusyError`
  * while another process's lease on the session lasts, and with
- * `UnknownRuleError` when the session does not hold the rule. The record
+ * `UnknownRuleError` when the session does not hold the rule, and with
+ * `FixedRuleError` when `isFixed` says the operator set it. The record
  * names the tool call whose answer added the rule when the trail has one,
  * so a reader sees what is being taken back; a rule that came with the
  * agent's options is recorded against the session itself. Resolves to the
@@ -28,6 +29,7 @@ export async function revokeStoredRule(
   rule: RuleToRevoke,
   approver: string | null,
   now: Date,
+  isFixed: (rule: PermissionRule) => boolean,
 ): Promise<AuditRecord> {
   const stored = await store.load(sessionId);
   if (stored === undefined) throw new UnknownRuleError(sessionId, rule);
@@ -40,6 +42,7 @@ export async function revokeStoredRule(
   const index = rules.findIndex((held) => sameRule(held, rule));
   if (permission === undefined || index < 0) throw new UnknownRuleError(sessionId, rule);
   const removed = rules[index];
+  if (removed !== undefined && isFixed(removed)) throw new FixedRuleError(sessionId, removed);
   const state = {
     ...stored.state,
     permission: { ...permission, [key]: rules.filter((_, at) => at !== index) },
@@ -72,6 +75,14 @@ function listOf(behavior: PermissionRule['behavior']): 'allowRules' | 'denyRules
     case 'ask':
       return 'askRules';
   }
+}
+
+/**
+ * Whether `rule` is the operator's, which no answer or route may take back:
+ * its source is `'policy'` or one of `fixedSources`.
+ */
+export function operatorRule(rule: PermissionRule, fixedSources: readonly string[]): boolean {
+  return rule.source === 'policy' || fixedSources.includes(rule.source);
 }
 
 /** True when `held` (a rule, or a record's detail) is the rule `rule` names. */

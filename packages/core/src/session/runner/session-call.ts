@@ -25,7 +25,7 @@ import { looksLikeInputEvent, parseInputEvent } from '../../event/index.js';
 import type { AgentState } from '../../state/index.js';
 import { Toolkit } from '../../tool/index.js';
 import type { SaveOptions, SessionStore, StoredSession } from '../session-store.js';
-import { checkMayAnswer } from './answer-check.js';
+import { checkKeptRules, checkMayAnswer } from './answer-check.js';
 import type { MayAnswer } from './answer-check.js';
 import { AuditCollector } from './audit-collector.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -51,6 +51,8 @@ export type SessionCallSetup = {
   lease: number;
   /** Who may answer what (every answer is allowed without it). */
   mayAnswer: MayAnswer | undefined;
+  /** Which rules a confirmation may keep (`SessionsOptions.keptRules`). */
+  keptRules: 'any' | 'suggested';
 };
 
 /**
@@ -182,6 +184,7 @@ export class SessionCall {
       given = adoptInput(event);
       if (!expired) {
         checkAnswer(setup.sessionId, state, event);
+        if (state !== undefined && setup.keptRules === 'suggested') checkKeptRules(state, event);
         if (state !== undefined && !leased && setup.mayAnswer !== undefined) {
           await checkMayAnswer(setup.mayAnswer, setup.sessionId, setup.approver, state, event);
         }

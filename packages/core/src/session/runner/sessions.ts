@@ -14,7 +14,7 @@ import type { SessionStore, StoredSession } from '../session-store.js';
 import { StoreCapabilityError } from '../store-errors.js';
 import type { MayAnswer } from './answer-check.js';
 import type { RuleToRevoke } from './revoke-rule.js';
-import { revokeStoredRule } from './revoke-rule.js';
+import { operatorRule, revokeStoredRule } from './revoke-rule.js';
 import { SessionCall } from './session-call.js';
 import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './session-call.js';
 
@@ -36,6 +36,13 @@ import type { PersistSchedule, SessionAgentOptions, SessionCallSetup } from './s
  * call's `approver`, before anything is applied; a refusal rejects the
  * whole answer with `AnswerNotAllowedError` and leaves the reply parked.
  * Without it, anyone who can reach the runner may answer.
+ * `keptRules`: which rules a confirmation may keep: `'any'` (default, for
+ * a program that answers for itself) or `'suggested'` (only rules
+ * suggested with the call it confirms; others are refused with
+ * `InvalidEventError` and nothing is applied), for answers that come from
+ * people over a network, as the HTTP service's do.
+ * `fixedRuleSources`: rule sources, besides `'policy'`, that mark a rule as
+ * the operator's: `revokeRule` refuses those with `FixedRuleError`.
  */
 export type SessionsOptions = {
   store: SessionStore;
@@ -44,6 +51,8 @@ export type SessionsOptions = {
   persist?: PersistSchedule;
   lease?: number;
   mayAnswer?: MayAnswer;
+  keptRules?: 'any' | 'suggested';
+  fixedRuleSources?: readonly string[];
 };
 
 /** The default `lease`: long enough to ride out a pause, short enough to recover from a crash. */
@@ -100,6 +109,8 @@ export class Sessions {
   private readonly persist: PersistSchedule;
   private readonly lease: number;
   private readonly mayAnswer: MayAnswer | undefined;
+  private readonly keptRules: 'any' | 'suggested';
+  private readonly fixedRuleSources: readonly string[];
   private readonly live = new Map<string, LiveCall>();
 
   constructor(options: SessionsOptions) {
@@ -114,6 +125,8 @@ export class Sessions {
     }
     this.lease = lease;
     this.mayAnswer = options.mayAnswer;
+    this.keptRules = options.keptRules ?? 'any';
+    this.fixedRuleSources = [...(options.fixedRuleSources ?? [])];
   }
 
   /**
@@ -188,7 +201,9 @@ export class Sessions {
    * `rule_revoked` audit record naming `options.approver` as who revoked it.
    * Refused with nothing stored: `SessionBusyError` while a reply of the
    * session runs (here, or elsewhere under a lease), `UnknownRuleError`
-   * when the session holds no such rule, `StaleSessionError` when another
+   * when the session holds no such rule, `FixedRuleError` when the operator
+   * set it (its source is `'policy'` or one of `fixedRuleSources`),
+   * `StaleSessionError` when another
    * write got in first. A parked reply stays parked; its next calls are
    * decided without the rule.
    */
@@ -205,7 +220,15 @@ export class Sessions {
     }
     const { leave } = this.enter(sessionId, undefined);
     try {
-      return await revokeStoredRule(this.store, sessionId, rule, approver ?? null, this.clock());
+      const fixed = this.fixedRuleSources;
+      return await revokeStoredRule(
+        this.store,
+        sessionId,
+        rule,
+        approver ?? null,
+        this.clock(),
+        (held) => operatorRule(held, fixed),
+      );
     } finally {
       leave();
     }
@@ -332,6 +355,7 @@ export class Sessions {
       persist: this.persist,
       lease: this.lease,
       mayAnswer: this.mayAnswer,
+      keptRules: this.keptRules,
     };
   }
 }

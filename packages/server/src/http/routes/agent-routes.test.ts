@@ -102,6 +102,42 @@ describe('POST /v1/sessions/:id/permission/revoke', () => {
   });
 });
 
+describe("POST /v1/sessions/:id/permission/revoke: the operator's rules stay", () => {
+  it("answers 403 for a rule whose source is 'policy', to the owner and to an approver, storing nothing", async () => {
+    const runs = new Map<string, number>();
+    const store = new InMemorySessionStore();
+    const denyWipe = { toolName: 'wipe', ruleContent: null, behavior: 'deny' as const };
+    const server = testServer(runs, {
+      store,
+      agent: { ...noteAgent(runs), permission: { rules: [{ ...denyWipe, source: 'policy' }] } },
+    });
+    const { id } = (await (await callAsAlice(server, 'POST', '/v1/sessions')).json()) as {
+      id: string;
+    };
+    await callAsAlice(server, 'POST', `/v1/sessions/${id}/replies`, { input: 'write a note' });
+    const version = (await store.load(id))?.version;
+    for (const token of ['alice', 'ann']) {
+      const refused = await server.fetch(
+        new Request(`http://parley.test/v1/sessions/${id}/permission/revoke`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(denyWipe),
+        }),
+      );
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('content-type')).toContain('application/problem+json');
+      const problem = (await refused.json()) as { code: string; detail: string };
+      expect(problem.code).toBe('fixed_rule');
+      expect(problem.detail).toContain('set by the operator');
+    }
+    expect((await store.load(id))?.version).toBe(version);
+    expect((await store.load(id))?.state.permission?.denyRules).toEqual([
+      { ...denyWipe, source: 'policy' },
+    ]);
+    await server.close();
+  });
+});
+
 describe('the web UI at /', () => {
   it('serves index.html at / and the bundles under /assets/, with a CSP that allows only this origin', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'parley-public-'));

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { SessionsOptions } from '@parley/core';
 import type { ServerApp, ServerContext } from '../server-context.js';
 import { visibleSession } from '../server-context.js';
-import { problemResponses, sessionParamsSchema } from '../schemas.js';
+import { problemResponses, problemSchema, sessionParamsSchema } from '../schemas.js';
 
 const toolsSchema = z
   .object({
@@ -41,7 +41,7 @@ const revokeRule = createRoute({
   method: 'post',
   path: '/v1/sessions/{id}/permission/revoke',
   summary:
-    "Takes a rule back from the session's permission context (an 'always allow' a person added)",
+    "Takes a rule back from the session's permission context (an 'always allow' a person added); the operator's rules stay (403)",
   request: {
     params: sessionParamsSchema,
     body: { required: true, content: { 'application/json': { schema: revokeBodySchema } } },
@@ -52,6 +52,10 @@ const revokeRule = createRoute({
       content: { 'application/json': { schema: permissionSchema } },
     },
     ...problemResponses,
+    403: {
+      description: "The rule is the operator's (source 'policy', or the agent's own): it stays",
+      content: { 'application/problem+json': { schema: problemSchema } },
+    },
   },
 });
 
