@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError, parseCommandLine } from './args.js';
-import { loadServeConfig, mergeServeSettings } from './serve-config.js';
+import { loadServeConfig, mergeServeSettings, policyRules } from './serve-config.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'parley-config-'));
 
@@ -27,6 +27,7 @@ describe('parley.config.json', () => {
       model: 'scripted:demo',
       tools: ['read', 'grep'],
       mode: 'explore',
+      rules: [{ toolName: 'Bash', ruleContent: 'rm:*', behavior: 'deny' }],
       cwd: 'work',
       rateLimit: { requests: 100, windowSeconds: 60 },
       jwt: {
@@ -51,6 +52,7 @@ describe('parley.config.json', () => {
       model: 'scripted:demo',
       tools: 'none',
       mode: 'default',
+      rules: [{ toolName: 'Bash', ruleContent: 'rm:*', behavior: 'deny' }],
       cwd: join(folder, 'work'),
       rateLimit: { requests: 100, windowSeconds: 60 },
       jwt: {
@@ -64,6 +66,9 @@ describe('parley.config.json', () => {
       bodyLimit: 65_536,
     });
     expect(mergeServeSettings(config, {}).tools).toBe('read,grep');
+    expect(policyRules(settings.rules)).toEqual([
+      { toolName: 'Bash', ruleContent: 'rm:*', behavior: 'deny', source: 'policy' },
+    ]);
   });
 
   it('refuses a file that is not JSON, an unknown field, a bad value, and two JWT keys', async () => {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { PermissionRule } from '@parley/core';
 import { z } from 'zod';
 import type { ServeArgs } from './args.js';
 import { UsageError, permissionModes } from './args.js';
@@ -47,6 +48,15 @@ export const serveConfigSchema = z.strictObject({
   model: z.string().min(1).optional(),
   tools: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
   mode: z.enum(permissionModes).optional(),
+  rules: z
+    .array(
+      z.strictObject({
+        toolName: z.string().min(1),
+        ruleContent: z.string().min(1).nullable().optional(),
+        behavior: z.enum(['allow', 'deny', 'ask']),
+      }),
+    )
+    .optional(),
   cwd: z.string().min(1).optional(),
   rateLimit: z
     .strictObject({
@@ -68,6 +78,19 @@ export const serveConfigSchema = z.strictObject({
     .optional(),
   maxJsonDepth: z.number().int().positive().optional(),
 });
+
+/**
+ * The operator's rules of a config file, as every session's agent holds
+ * them: source `'policy'`, which no answer or route can revoke.
+ */
+export function policyRules(rules: ServeConfig['rules']): PermissionRule[] {
+  return (rules ?? []).map((rule) => ({
+    toolName: rule.toolName,
+    ruleContent: rule.ruleContent ?? null,
+    behavior: rule.behavior,
+    source: 'policy',
+  }));
+}
 
 /** A config file's content, checked. */
 export type ServeConfig = z.infer<typeof serveConfigSchema>;

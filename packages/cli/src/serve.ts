@@ -12,7 +12,7 @@ import { approverName } from './login-name.js';
 import { serveLogger } from './serve-logger.js';
 import { defaultModelSpec, demoSpec, parseModelChoice } from './model-spec.js';
 import { openBackend } from './serve-backend.js';
-import { loadServeConfig, mergeServeSettings } from './serve-config.js';
+import { loadServeConfig, mergeServeSettings, policyRules } from './serve-config.js';
 import type { ServeSettings } from './serve-config.js';
 import { builtInToolNames, parseToolList } from './tool-set.js';
 
@@ -122,7 +122,11 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
         systemPrompt: setup.systemPrompt,
         model: setup.model,
         toolkit: new Toolkit(setup.tools),
-        permission: { mode: settings.mode ?? 'default', workingDirectories: [cwd] },
+        permission: {
+          mode: settings.mode ?? 'default',
+          workingDirectories: [cwd],
+          rules: policyRules(settings.rules),
+        },
         ...(args.parkTimeout === undefined ? {} : { parkTimeout: args.parkTimeout }),
       },
       authenticate: authenticator(token, login, log, settings.jwt),

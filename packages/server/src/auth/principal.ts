@@ -16,3 +16,21 @@ export type Authenticate = (request: Request) => Principal | null | Promise<Prin
 export function isApprover(principal: Principal): boolean {
   return principal.roles?.includes('approver') ?? false;
 }
+
+/** A lone surrogate: with the `u` flag, a paired one is a single code point and does not match. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * `authenticate`, refusing (as no credentials, `null`) a principal whose id
+ * is empty or not well-formed Unicode: such an id cannot be stored exactly
+ * (SQLite and Postgres keep UTF-8, where a lone surrogate becomes U+FFFD),
+ * so two different subjects could end up owning the same sessions.
+ */
+export function wellFormedPrincipals(authenticate: Authenticate): Authenticate {
+  return async (request) => {
+    const principal = await authenticate(request);
+    if (principal === null) return null;
+    if (typeof principal.id !== 'string' || principal.id === '') return null;
+    return LONE_SURROGATE.test(principal.id) ? null : principal;
+  };
+}

@@ -17,6 +17,7 @@ import { createMetrics } from './metrics.js';
 import { memoryRateLimit } from './middleware/rate-limit.js';
 import type { RateLimit, RateLimitOptions } from './middleware/rate-limit.js';
 import type { Authenticate } from '../auth/principal.js';
+import { wellFormedPrincipals } from '../auth/principal.js';
 import { problemFor, problemOf, problemResponse } from './problem.js';
 import { registerReplyRoutes } from './routes/reply-routes.js';
 import type { ServerContext, ServerEnv } from './server-context.js';
@@ -153,6 +154,7 @@ export function createServer(options: ServerOptions): ParleyServer {
   // Every event stream listens for the close: as many listeners as streams.
   setMaxListeners(0, closing.signal);
   const logger = options.logger ?? silentLogger;
+  const authenticate = wellFormedPrincipals(options.authenticate);
   const saved = new SavedWaits();
   const context: ServerContext = {
     sessions: new Sessions({
@@ -178,7 +180,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     logger,
     pingMs: options.pingMs ?? 15_000,
     metrics: createMetrics(log),
-    authenticate: options.authenticate,
+    authenticate: authenticate,
     streamAuthCheckMs: options.streamAuthCheckMs ?? 30_000,
     streamLimits: new StreamLimits(options.streamLimits),
   };
@@ -217,7 +219,7 @@ export function createServer(options: ServerOptions): ParleyServer {
     return next();
   });
   const guards = requestGuards({
-    authenticate: options.authenticate,
+    authenticate: authenticate,
     timeoutMs: options.requestTimeoutMs ?? 30_000,
   });
   app.use('*', guards.timeout);
@@ -237,11 +239,18 @@ export function createServer(options: ServerOptions): ParleyServer {
   });
   app.use('/v1/*', async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
-    const principal = await options.authenticate(c.req.raw);
+    const principal = await authenticate(c.req.raw);
     if (principal === null)
       throw new UnauthenticatedError(c.req.header('authorization') !== undefined);
     await rateLimit?.take(principal);
     c.set('principal', principal);
+    return next();
+  });
+  app.use('/v1/*', async (c, next) => {
+    // After authentication: a caller without credentials learns nothing about the path.
+    if (!decodablePath(new URL(c.req.url).pathname)) {
+      throw new InvalidRequestError('path', 'The path has a malformed %-escape.');
+    }
     return next();
   });
   app.use('/v1/*', admitStreams(context));
@@ -281,4 +290,14 @@ export function createServer(options: ServerOptions): ParleyServer {
         closing,
       }),
   };
+}
+
+/** Whether every %-escape of `path` decodes (`%ZZ` and a lone `%E2` do not). */
+function decodablePath(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -295,3 +295,40 @@ describe('refusals', () => {
     expect(typeof refusal?.fields['reason']).toBe('string');
   });
 });
+
+describe('principal ids and paths', () => {
+  it('refuses a principal whose id is not well-formed Unicode (a lone surrogate) with 401', async () => {
+    const ids: Record<string, string> = { eve: 'eve\ud800', look: 'eve\ufffd', empty: '' };
+    const { call } = await listening({
+      authenticate: (request) => {
+        const token = /^Bearer (\w+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+        const id = token === undefined ? undefined : ids[token];
+        return id === undefined ? null : { id };
+      },
+    });
+    for (const token of ['eve', 'empty']) {
+      const refused = await call('POST', '/v1/sessions', { token });
+      expect(refused.status).toBe(401);
+      expect(await codeOf(refused)).toBe('unauthenticated');
+    }
+    const created = await call('POST', '/v1/sessions', { token: 'look' });
+    expect(created.status).toBe(201);
+    expect(z.object({ owner: z.string() }).parse(await created.json()).owner).toBe('eve\ufffd');
+  });
+
+  it('answers a malformed %-escape with 401 without credentials (logged) and 400 with them, never 500', async () => {
+    const lines: Logged[] = [];
+    const { call } = await listening({ logger: keep(lines) });
+    for (const path of ['/v1/sessions/%ZZ', '/v1/sessions/%E2%82', '/v1/sessions/%ZZ/replies']) {
+      const anonymous = await call('GET', path);
+      expect(anonymous.status).toBe(401);
+      const named = await call('GET', path, { token: 'alice' });
+      expect(named.status).toBe(400);
+      expect(await codeOf(named)).toBe('invalid_request');
+    }
+    const logged = lines.filter((line) => line.fields['status'] === 401);
+    expect(logged).toHaveLength(3);
+    expect(logged[0]?.fields).toMatchObject({ sessionId: '%ZZ', principal: null });
+    expect(lines.filter((line) => line.message === 'A request failed.')).toEqual([]);
+  });
+});

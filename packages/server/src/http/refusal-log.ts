@@ -26,8 +26,17 @@ export function logRefusal(logger: Logger, c: Context<ServerEnv>, problem: Probl
     code: problem.code,
     reason: problem.detail,
     principal: principal?.id ?? null,
-    sessionId: sessionId === undefined ? null : decodeURIComponent(sessionId),
+    sessionId: sessionId === undefined ? null : decodedOrRaw(sessionId),
     method: c.req.method,
     path: c.req.path,
   });
+}
+
+/** `text` decoded from %-escapes, or as it is when they are malformed (`%ZZ`). */
+function decodedOrRaw(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -19,4 +19,22 @@ describe('RulesPanel', () => {
     render(<RulesPanel permission={permission} onRevoke={revoke} />);
     expect(screen.queryByText(/Sandbox/)).toBeNull();
   });
+
+  it("offers Revoke for a person's rule, not for the operator's", () => {
+    const rules = {
+      mode: 'default' as const,
+      rules: [
+        {
+          toolName: 'write_note',
+          ruleContent: null,
+          behavior: 'allow' as const,
+          source: 'suggested',
+        },
+        { toolName: 'wipe', ruleContent: null, behavior: 'deny' as const, source: 'policy' },
+      ],
+    };
+    render(<RulesPanel permission={rules} onRevoke={revoke} />);
+    expect(screen.getAllByRole('button', { name: /^Revoke rule/ })).toHaveLength(1);
+    expect(screen.getByText('(set by the operator)')).toBeTruthy();
+  });
 });

@@ -55,14 +55,18 @@ export function RulesPanel({
             return (
               <li key={key}>
                 <span>{words}</span>{' '}
-                <button
-                  type="button"
-                  aria-label={`Revoke rule ${words}`}
-                  disabled={pending === key}
-                  onClick={() => revoke(rule, key)}
-                >
-                  Revoke
-                </button>
+                {rule.source === 'policy' ? (
+                  <span className="muted">(set by the operator)</span>
+                ) : (
+                  <button
+                    type="button"
+                    aria-label={`Revoke rule ${words}`}
+                    disabled={pending === key}
+                    onClick={() => revoke(rule, key)}
+                  >
+                    Revoke
+                  </button>
+                )}
               </li>
             );
           })}

@@ -172,4 +172,20 @@ describe('Sessions: an answer confirms, denies or edits the call it names, nothi
     expect(await store.load('s1')).toStrictEqual(before);
     expect((await sessions.audit('s1')).map((r) => r.decision)).not.toContain('rule_revoked');
   });
+
+  it('refuses an approver id that is not well-formed Unicode, storing nothing', async () => {
+    const { store, sessions, replyId, call } = await parked();
+    const before = await store.load('s1');
+    const event = userConfirmResultEvent({
+      replyId,
+      confirmResults: [{ confirmed: true, toolCall: call }],
+    });
+    await expect(sessions.reply('s1', event, { approver: 'eve\ud800' })).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(
+      sessions.revokeRule('s1', denyWipe, { approver: '\udc00eve' }),
+    ).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(await store.load('s1')).toStrictEqual(before);
+  });
 });

@@ -213,11 +213,7 @@ export class Sessions {
     options: { approver?: string } = {},
   ): Promise<AuditRecord> {
     const approver = options.approver;
-    if (approver !== undefined && (typeof approver !== 'string' || approver === '')) {
-      throw new InvalidInputError(
-        'The approver must be a non-empty string (an id from your auth).',
-      );
-    }
+    checkApprover(approver);
     const { leave } = this.enter(sessionId, undefined);
     try {
       const fixed = this.fixedRuleSources;
@@ -334,11 +330,7 @@ export class Sessions {
     options: SessionReplyOptions,
   ): Promise<SessionCall> {
     const approver = options.approver;
-    if (approver !== undefined && (typeof approver !== 'string' || approver === '')) {
-      throw new InvalidInputError(
-        'The approver must be a non-empty string (an id from your auth).',
-      );
-    }
+    checkApprover(approver);
     return SessionCall.open(this.setup(sessionId, this.clock(), approver ?? null), input);
   }
 
@@ -370,4 +362,24 @@ function agentCallOptions(options: SessionReplyOptions, stop: AbortSignal): Repl
 function answeredReply(input: ReplyInput | undefined): string | undefined {
   if (!looksLikeInputEvent(input) || !('replyId' in input)) return undefined;
   return typeof input.replyId === 'string' ? input.replyId : undefined;
+}
+
+/** A lone surrogate: with the `u` flag, a paired one is a single code point and does not match. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Refuses an approver id that is empty, not a string, or not well-formed
+ * Unicode (a store keeps UTF-8, where a lone surrogate becomes U+FFFD and
+ * two ids would read back the same).
+ */
+function checkApprover(approver: unknown): void {
+  if (approver === undefined) return;
+  if (typeof approver !== 'string' || approver === '') {
+    throw new InvalidInputError('The approver must be a non-empty string (an id from your auth).');
+  }
+  if (LONE_SURROGATE.test(approver)) {
+    throw new InvalidInputError(
+      'The approver must be well-formed Unicode (it has a lone surrogate), so that it is stored exactly.',
+    );
+  }
 }
