@@ -1,4 +1,4 @@
-import { withTelemetry } from './telemetry.js';
+import { TelemetryConfigError, withTelemetry } from './telemetry.js';
 import { parseCommandLine, usage, UsageError } from './args.js';
 import type { InterruptSource } from './chat-loop.js';
 import { ParleyError } from '@parley/core';
@@ -83,7 +83,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       error instanceof ModelSpecError ||
       (error instanceof ParleyError && error.code === 'invalid_model_spec') ||
       error instanceof ToolListError ||
-      error instanceof SessionFileError;
+      error instanceof SessionFileError ||
+      error instanceof TelemetryConfigError;
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`${colors.red('parley:')} ${message}\n`);
     if (

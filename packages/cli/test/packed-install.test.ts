@@ -1,10 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedPackages, root } from '../../../scripts/workspace.mjs';
+import { moduleRecorder, sdkModule, withoutOtel } from './module-log.js';
+import { startServeNode, stopServeNode } from './serve-node.js';
 import { TmuxTerminal, tmuxAvailable } from './tmux.js';
 
 /*
@@ -13,10 +17,13 @@ import { TmuxTerminal, tmuxAvailable } from './tmux.js';
  * the registry) into a new project in a temporary folder outside this
  * repository. There, with plain node and no tsx: the README's example runs,
  * every public entry point imports, a TypeScript consumer type-checks
- * against the published .d.ts (NodeNext), and `parley chat` reaches its
- * first confirmation in a terminal. It needs the npm registry and takes
- * minutes; it prints each step. Without tmux the terminal case skips,
- * except in CI.
+ * against the published .d.ts (NodeNext), `parley chat` reaches its
+ * first confirmation in a terminal, and `parley serve` exports its spans
+ * over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set and loads no
+ * OpenTelemetry SDK module when it is not. Everything runs on the Node this
+ * test runs on (process.execPath, first on PATH, so npm builds native
+ * modules for it too). It needs the npm registry and takes minutes; it
+ * prints each step. Without tmux the terminal case skips, except in CI.
  */
 
 const inCi = process.env['CI'] !== undefined;
@@ -46,9 +53,14 @@ function say(line: string): void {
   console.log(`[packed install] ${line}`);
 }
 
-/** The environment minus npm's per-run settings, so the inner npm sees only the new project. */
+/**
+ * The environment minus npm's per-run settings, so the inner npm sees only
+ * the new project, with this Node's folder first on PATH, so `npm`, `npx`
+ * and `#!/usr/bin/env node` run on the Node this test runs on.
+ */
 function cleanEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
+  env['PATH'] = [dirname(process.execPath), env['PATH']].filter(Boolean).join(delimiter);
   for (const name of Object.keys(env)) {
     if (name.toLowerCase().startsWith('npm_') || name === 'NODE_OPTIONS') delete env[name];
   }
@@ -135,7 +147,7 @@ describe('the packed packages, installed into a new project', { timeout: 300_000
       '}',
     ].join('\n');
     writeFileSync(join(project, 'entries.mjs'), script);
-    const output = run('node', ['entries.mjs'], project);
+    const output = run(process.execPath, ['entries.mjs'], project);
     say(output.trim());
     const lines = output.trim().split('\n');
     expect(lines).toHaveLength(specifiers.length);
@@ -185,7 +197,7 @@ describe('the packed packages, installed into a new project', { timeout: 300_000
     say(`tsc --skipLibCheck false: ${ours.length} error(s) in Parley's .d.ts`);
     expect(ours).toEqual([]);
 
-    const output = run('node', ['dist/example.js'], project);
+    const output = run(process.execPath, ['dist/example.js'], project);
     say(output.trim());
     expect(output).toContain("output: 'Wrote notes/a.txt'");
     expect(output).toContain("text: 'done'");
@@ -194,6 +206,42 @@ describe('the packed packages, installed into a new project', { timeout: 300_000
   it('runs `parley --help` from the installed bin', () => {
     const output = run(join(project, 'node_modules/.bin/parley'), ['--help'], project);
     expect(output).toContain('parley chat');
+  });
+
+  it('runs `parley serve`: spans over OTLP with the endpoint set, no SDK loaded without it', async () => {
+    const parley = [process.execPath, join(project, 'node_modules/parley/bin/parley.js')];
+    const traces: string[] = [];
+    const receiver = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        traces.push(`${request.url ?? ''} ${request.headers['content-type'] ?? ''}`);
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const serveOnce = async (name: string, otel: Record<string, string>) => {
+      const recorder = moduleRecorder(folder, name);
+      const env = { ...withoutOtel(cleanEnvironment()), ...otel, ...recorder.env };
+      say(`$ parley serve --model scripted:demo   (${JSON.stringify(otel)})`);
+      const args = ['--model', 'scripted:demo', '--port', '0', '--data', join(folder, name)];
+      const node = await startServeNode(args, env, parley);
+      try {
+        expect((await fetch(`${node.url}/healthz`)).status).toBe(200);
+      } finally {
+        await stopServeNode(node);
+      }
+      return recorder.modules().filter((module) => sdkModule.test(module));
+    };
+    try {
+      expect(await serveOnce('serve-off', {})).toEqual([]);
+      expect(traces).toEqual([]);
+      const loaded = await serveOnce('serve-on', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      expect(loaded.some((module) => module.includes('@opentelemetry/sdk-trace-node/'))).toBe(true);
+      expect(traces).toContain('/v1/traces application/x-protobuf');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it.runIf(terminalReady)(
@@ -208,8 +256,14 @@ describe('the packed packages, installed into a new project', { timeout: 300_000
       const terminal = new TmuxTerminal({ width: 120, height: 50, cwd: project, env });
       try {
         const session = join(folder, 'session.sqlite');
-        say(`$ node_modules/.bin/parley chat --session ${session}   (in a tmux terminal)`);
-        terminal.start(['node_modules/.bin/parley', 'chat', '--session', session]);
+        say(`$ node node_modules/parley/bin/parley.js chat --session ${session}   (in tmux)`);
+        terminal.start([
+          process.execPath,
+          'node_modules/parley/bin/parley.js',
+          'chat',
+          '--session',
+          session,
+        ]);
         await terminal.waitFor('No API key found');
         terminal.press('Enter');
         await terminal.waitFor('› you');

@@ -12,9 +12,16 @@ export type Frame = { id: number; event: string; data: string };
 /** A running `parley serve`: its URL and process. */
 export type ServeNode = { url: string; process: ChildProcess; output: () => string };
 
-/** Starts `parley serve` with `args` and resolves once it printed its URL. */
-export function startServeNode(args: string[], env: NodeJS.ProcessEnv): Promise<ServeNode> {
-  const [command = 'node', ...rest] = parleyCommand;
+/**
+ * Starts `parley serve` with `args` and resolves once it printed its URL.
+ * `parley`: the command line that runs it (default: from source).
+ */
+export function startServeNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  parley: readonly string[] = parleyCommand,
+): Promise<ServeNode> {
+  const [command = 'node', ...rest] = parley;
   const started = spawn(command, [...rest, 'serve', ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
