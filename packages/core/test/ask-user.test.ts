@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AskUser, InvalidToolResultError, askUserResult } from '../src/index.js';
+import { AskUser, InvalidToolResultError, askUserResult, askUserSkipped } from '../src/index.js';
 import type { AskUserAnswer, PermissionMode } from '../src/index.js';
 import {
   asked,
@@ -202,6 +202,30 @@ describe.each(modes)('AskUser answers (SPEC 8), %s', (mode) => {
       state: 'success',
       metadata: { answers },
     });
+    expect(resultsSeen(model.requests[1]!.messages)).toEqual([result]);
+    expect(types(events).at(-1)).toBe('REPLY_END');
+  });
+
+  it('a skipped call reaches the model as an interrupted result it can read, with what the person said', async () => {
+    const { agent, model, replyId, call } = await parked();
+    const result = askUserSkipped(call, ' Use the defaults. ');
+    expect(result).toStrictEqual({
+      type: 'tool_result',
+      id: 'q1',
+      name: 'AskUser',
+      output: [
+        {
+          type: 'text',
+          text: 'The user skipped these questions without answering them, and said instead: Use the defaults.',
+        },
+      ],
+      state: 'interrupted',
+    });
+    expect(askUserSkipped(call).output).toEqual([
+      { type: 'text', text: 'The user skipped these questions without answering them.' },
+    ]);
+    const events = await collect(agent.replyStream(external(replyId, [result])));
+    expect(ofType(events, 'TOOL_RESULT_END')[0]).toMatchObject({ state: 'interrupted' });
     expect(resultsSeen(model.requests[1]!.messages)).toEqual([result]);
     expect(types(events).at(-1)).toBe('REPLY_END');
   });

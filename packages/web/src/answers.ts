@@ -1,5 +1,6 @@
 import {
   askUserResult,
+  askUserSkipped,
   externalExecutionResultEvent,
   toolCallBlockSchema,
   userConfirmResultEvent,
@@ -9,6 +10,7 @@ import type {
   ConfirmResult,
   ExternalExecutionResultEvent,
   ToolCallBlock,
+  ToolResultBlock,
   UserConfirmResultEvent,
 } from '@parley/core';
 import type { WaitingCall } from './api/client.js';
@@ -97,4 +99,91 @@ export function askUserEvent(
     replyId,
     executionResults: [askUserResult(toolCall, answers)],
   });
+}
+
+/** The `EXTERNAL_EXECUTION_RESULT` skipping an AskUser call (a cancelled answer the model reads). */
+export function skipEvent(replyId: string, toolCall: ToolCallBlock): ExternalExecutionResultEvent {
+  return externalExecutionResultEvent({ replyId, executionResults: [askUserSkipped(toolCall)] });
+}
+
+/** A call a parked reply waits on, with its reply. */
+type Waiting = { replyId: string; call: WaitingCall };
+
+/** How the calls waiting now split: confirmations, AskUser questions, other external calls. */
+function split(waiting: readonly Waiting[]) {
+  const calls = waiting.flatMap(({ replyId, call }) => {
+    const toolCall = toolCallOf(call);
+    return toolCall === undefined ? [] : [{ replyId, toolCall, awaiting: call.awaiting }];
+  });
+  return {
+    confirm: calls.filter((entry) => entry.awaiting === 'confirm'),
+    ask: calls.filter((entry) => entry.awaiting !== 'confirm' && entry.toolCall.name === 'AskUser'),
+    external: calls.filter(
+      (entry) => entry.awaiting !== 'confirm' && entry.toolCall.name !== 'AskUser',
+    ),
+  };
+}
+
+/** The result of an external call a person did not give, with what they said instead. */
+function notGiven(toolCall: ToolCallBlock, text: string): ToolResultBlock {
+  return {
+    type: 'tool_result',
+    id: toolCall.id,
+    name: toolCall.name,
+    output: `The user did not give this call's result, and said instead: ${text}`,
+    state: 'error',
+  };
+}
+
+/**
+ * What a message typed while calls wait sends instead of a new message
+ * (HTTP.md): the waiting confirmations denied with the message as their
+ * reason, then AskUser questions skipped and other external calls closed,
+ * each with the message. The model reads it in those results.
+ */
+export function insteadOfWaiting(
+  waiting: readonly Waiting[],
+  text: string,
+): (UserConfirmResultEvent | ExternalExecutionResultEvent)[] {
+  const { confirm, ask, external } = split(waiting);
+  const events: (UserConfirmResultEvent | ExternalExecutionResultEvent)[] = [];
+  const first = confirm[0];
+  if (first !== undefined) {
+    events.push(
+      confirmEvent(
+        first.replyId,
+        confirm.map(({ toolCall }) => ({ toolCall, decision: { kind: 'deny', reason: text } })),
+      ),
+    );
+  }
+  const results = [
+    ...ask.map(({ toolCall }) => askUserSkipped(toolCall, text)),
+    ...external.map(({ toolCall }) => notGiven(toolCall, text)),
+  ];
+  const replyId = ask[0]?.replyId ?? external[0]?.replyId;
+  if (replyId !== undefined && results.length > 0) {
+    events.push(externalExecutionResultEvent({ replyId, executionResults: results }));
+  }
+  return events;
+}
+
+const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** What sending `text` now will do, said under the message box before it is sent. */
+export function sendingNote(waiting: readonly Waiting[], text: string): string {
+  const { confirm, ask, external } = split(waiting);
+  const parts = [
+    ...(confirm.length > 0
+      ? [`deny the ${count(confirm.length, 'waiting call', 'waiting calls')}`]
+      : []),
+    ...(ask.length > 0 ? [`skip the ${count(ask.length, 'question', 'questions')}`] : []),
+    ...(external.length > 0
+      ? [
+          `close the ${count(external.length, 'call waiting for a result', 'calls waiting for results')}`,
+        ]
+      : []),
+  ];
+  const what =
+    parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+  return `Sending will ${what} and tell the agent: “${text}”`;
 }

@@ -53,12 +53,14 @@ async function startSession(page: Page, origin = server()): Promise<string> {
   return id;
 }
 
-async function auditOf(id: string): Promise<{ decision: string; approver: string | null }[]> {
+async function auditOf(
+  id: string,
+): Promise<{ decision: string; approver: string | null; detail?: unknown }[]> {
   const response = await fetch(`${server().url}/v1/sessions/${id}/audit`, {
     headers: { authorization: `Bearer ${server().token}` },
   });
   const body = (await response.json()) as {
-    records: { decision: string; approver: string | null }[];
+    records: { decision: string; approver: string | null; detail?: unknown }[];
   };
   return body.records;
 }
@@ -342,6 +344,37 @@ describe('the web UI in Chromium', () => {
       rmSync(restartData, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('gets out of a pause: a message denies the waiting call with it as the reason, Dismiss interrupts', async () => {
+    const page = await newPage();
+    const id = await startSession(page);
+    const note = page.getByRole('group', { name: /^write_note: .*welcome\.md/ });
+    await note.waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill('Not now, thanks');
+    await page
+      .getByRole('note')
+      .getByText('Sending will deny the 1 waiting call and tell the agent: “Not now, thanks”')
+      .waitFor();
+    await expectAccessible(page, 'a message over a waiting call');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Fine, no note then.').waitFor();
+    const deletion = page.getByRole('group', { name: /^delete_notes: / });
+    await deletion.waitFor();
+    const denied = (await auditOf(id)).find((record) => record.decision === 'denied');
+    expect(denied).toMatchObject({ detail: { reason: 'Not now, thanks' } });
+
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Deny' }).count(), { timeout: 30_000 })
+      .toBe(0);
+    await expect
+      .poll(async () => (await auditOf(id)).map((record) => record.decision), { timeout: 30_000 })
+      .toContain('interrupted');
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Dismiss' }).count(), { timeout: 30_000 })
+      .toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  }, 90_000);
 
   it('stops a running reply', async () => {
     const slow = await startServe(slowData, 150);

@@ -170,3 +170,24 @@ export function askUserResult(toolCall: ToolCallBlock, answers: AskUserAnswer[])
     metadata,
   };
 }
+
+/**
+ * The result a renderer sends back when a person skips an AskUser call
+ * without answering: state `interrupted` (nothing was chosen), with text
+ * the model reads, and the person's words when they gave some (a message
+ * typed instead of an answer).
+ */
+export function askUserSkipped(toolCall: ToolCallBlock, reason?: string): ToolResultBlock {
+  const said = reason?.trim() ?? '';
+  const text =
+    said === ''
+      ? 'The user skipped these questions without answering them.'
+      : `The user skipped these questions without answering them, and said instead: ${said}`;
+  return {
+    type: 'tool_result',
+    id: toolCall.id,
+    name: toolCall.name,
+    output: [{ type: 'text', text }],
+    state: 'interrupted',
+  };
+}

@@ -22,6 +22,7 @@ export {
   askUserInputSchema,
   askUserMetadataSchema,
   askUserResult,
+  askUserSkipped,
   checkAskUserAnswers,
 } from './ask-user.js';
 export type { AskUserAnswer, AskUserInput, AskUserMetadata } from './ask-user.js';

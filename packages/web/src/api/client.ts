@@ -90,6 +90,21 @@ export function createApi(token: string, origin: string) {
     await response.body?.cancel();
   }
 
+  /**
+   * POSTs an answer and waits until the reply it resumes has parked again
+   * or ended (the JSON form of the route), so a next answer to the same
+   * reply finds it parked rather than running. A refusal is thrown.
+   */
+  async function answerAndWait(sessionId: string, input: ReplyInput): Promise<void> {
+    const response = await fetch(`${origin}/v1/sessions/${encodeURIComponent(sessionId)}/replies`, {
+      method: 'POST',
+      headers: { ...authorization, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ input }),
+    });
+    if (!response.ok) throw await apiErrorOf(response);
+    await response.body?.cancel();
+  }
+
   /** Which sandbox the server's Bash runs commands in (`/healthz`); undefined when it does not say. */
   async function sandbox(): Promise<'bubblewrap' | 'none' | undefined> {
     const response = await fetch(`${origin}/healthz`);
@@ -120,6 +135,7 @@ export function createApi(token: string, origin: string) {
     revokeRule: (id: string, rule: RevokeRule) =>
       unwrap(client.POST('/v1/sessions/{id}/permission/revoke', { ...path(id), body: rule })),
     postReply,
+    answerAndWait,
     sandbox,
   };
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Rule, SessionPermission } from '../api/client.js';
 import { ruleInWords } from './rule-words.js';
+import { problemInWords } from '../api/problem-words.js';
 
 /** A rule without its source: what the server needs to find it. */
 export type RuleKey = Pick<Rule, 'toolName' | 'ruleContent' | 'behavior'>;
@@ -29,7 +30,7 @@ export function RulesPanel({
     setProblem(undefined);
     onRevoke({ toolName: rule.toolName, ruleContent: rule.ruleContent, behavior: rule.behavior })
       .catch((error: unknown) => {
-        setProblem(error instanceof Error ? error.message : String(error));
+        setProblem(problemInWords(error));
       })
       .finally(() => setPending(undefined));
   };

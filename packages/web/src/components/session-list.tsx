@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { Api, SessionSummary } from '../api/client.js';
 import { Countdown } from './countdown.js';
 import { shortId } from './short-id.js';
+import { problemInWords } from '../api/problem-words.js';
 
 function Status({ session }: { session: SessionSummary }) {
   switch (session.status) {
@@ -44,9 +45,7 @@ export function SessionList({ api, navigate }: { api: Api; navigate: (hash: stri
           setSessions(page.sessions);
           setNext(page.next);
         })
-        .catch((caught: unknown) =>
-          setError(caught instanceof Error ? caught.message : String(caught)),
-        );
+        .catch((caught: unknown) => setError(problemInWords(caught)));
     void load();
     const timer = setInterval(() => void load(), 5_000);
     return () => {
@@ -60,7 +59,7 @@ export function SessionList({ api, navigate }: { api: Api; navigate: (hash: stri
       const created = await api.createSession();
       navigate(`#/sessions/${created.id}`);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(problemInWords(caught));
     }
   };
   const more = async () => {

@@ -10,7 +10,8 @@ import type {
 import { ApiError } from '../api/client.js';
 import { followSession } from '../api/event-stream.js';
 import type { NumberedEvent } from '../api/event-stream.js';
-import { confirmEvent, toolCallOf } from '../answers.js';
+import { confirmEvent, insteadOfWaiting, sendingNote, toolCallOf } from '../answers.js';
+import { userInterruptEvent } from '@parley/core';
 import {
   emptyTranscript,
   foldEvent,
@@ -26,6 +27,7 @@ import { RulesPanel } from './rules-panel.js';
 import { TranscriptView } from './transcript-view.js';
 import { WaitingCallCard, answeredBy } from './waiting-call-card.js';
 import { shortId } from './short-id.js';
+import { problemInWords } from '../api/problem-words.js';
 
 /** A card shown for a call: waiting, or answered (here or elsewhere) during this view. */
 type Card = { replyId: string; call: WaitingCall; deadline: string | null; answered?: string };
@@ -158,13 +160,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
         setTranscript(transcriptOfMessages(messages));
         setTools(list);
       } catch (error) {
-        setFatal(
-          error instanceof ApiError && error.status === 404
-            ? 'No such session, or you may not see it.'
-            : error instanceof Error
-              ? error.message
-              : String(error),
-        );
+        setFatal(problemInWords(error));
         return;
       }
       await refresh();
@@ -176,7 +172,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
             if (refreshing.has(event.type)) scheduleRefresh();
           },
           onConnection: setConnection,
-          onFatal: (error) => setFatal(error.message),
+          onFatal: (error) => setFatal(problemInWords(error)),
         },
       );
     })();
@@ -191,15 +187,39 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
     const text = message.trim();
     if (text === '') return;
     setSendError(undefined);
+    const waitingNow = cardsRef.current.filter((card) => card.answered === undefined);
     try {
-      await api.postReply(sessionId, text);
-      setTranscript((current) =>
-        withUserMessage(current, { kind: 'user', id: `local-${Date.now()}`, name: 'you', text }),
-      );
+      if (waitingNow.length > 0) {
+        // A message while calls wait answers them: denied (or skipped) with it as the reason.
+        const answers = insteadOfWaiting(waitingNow, text);
+        for (const [index, input] of answers.entries()) {
+          // Each answer but the last waits until the reply parks again for the next one.
+          if (index < answers.length - 1) await api.answerAndWait(sessionId, input);
+          else await api.postReply(sessionId, input);
+        }
+      } else {
+        await api.postReply(sessionId, text);
+        setTranscript((current) =>
+          withUserMessage(current, { kind: 'user', id: `local-${Date.now()}`, name: 'you', text }),
+        );
+      }
       setMessage('');
       updateCards(cardsRef.current.filter((card) => card.answered === undefined));
+      scheduleRefresh();
     } catch (error) {
-      setSendError(error instanceof Error ? error.message : String(error));
+      setSendError(problemInWords(error));
+    }
+  };
+  const dismiss = async () => {
+    const replyId = summary?.waiting?.replyId;
+    if (replyId === undefined) return;
+    setSendError(undefined);
+    try {
+      await api.postReply(sessionId, userInterruptEvent({ replyId }));
+    } catch (error) {
+      setSendError(problemInWords(error));
+    } finally {
+      scheduleRefresh();
     }
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -234,7 +254,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
       });
       await api.postReply(sessionId, confirmEvent(first.replyId, decisions));
     } catch (error) {
-      setSendError(error instanceof Error ? error.message : String(error));
+      setSendError(problemInWords(error));
     } finally {
       setBatchBusy(false);
       scheduleRefresh();
@@ -286,6 +306,16 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
               onClick={() => void api.cancel(sessionId).then(scheduleRefresh)}
             >
               Stop
+            </button>
+          ) : null}
+          {!running && summary?.status === 'waiting' ? (
+            <button
+              type="button"
+              className="danger"
+              title="Stop the reply: every waiting call is closed as interrupted"
+              onClick={() => void dismiss()}
+            >
+              Dismiss
             </button>
           ) : null}
         </header>
@@ -347,6 +377,11 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
           <button type="submit" className="primary">
             Send
           </button>
+          {openCards.length === 0 || message.trim() === '' ? null : (
+            <p className="muted" id="message-note" role="note">
+              {sendingNote(openCards, message.trim())}
+            </p>
+          )}
           {sendError === undefined ? null : (
             <p className="problem" role="alert">
               {sendError}

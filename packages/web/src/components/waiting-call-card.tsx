@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import type { Api, WaitingCall } from '../api/client.js';
 import { ApiError } from '../api/client.js';
-import { askUserEvent, confirmEvent, externalEvent, toolCallOf } from '../answers.js';
+import { askUserEvent, confirmEvent, externalEvent, skipEvent, toolCallOf } from '../answers.js';
 import type { Decision } from '../answers.js';
 import { AskUserForm, askUserQuestions } from './ask-user-form.js';
 import { ConfirmCard } from './confirm-card.js';
 import { ExternalPanel } from './external-panel.js';
+import { problemInWords } from '../api/problem-words.js';
 
 /** What a person's decisions about one call come to, in words. */
 export function decisionInWords(decisions: readonly string[]): string {
@@ -14,6 +15,7 @@ export function decisionInWords(decisions: readonly string[]): string {
   if (decisions.includes('confirmed')) return 'allowed';
   if (decisions.includes('denied')) return 'denied';
   if (decisions.includes('executed')) return 'sent the result';
+  if (decisions.includes('interrupted')) return 'dismissed';
   return decisions.at(-1)?.replaceAll('_', ' ') ?? 'answered';
 }
 
@@ -87,7 +89,7 @@ export function WaitingCallCard(props: WaitingCallCardProps) {
         );
         onSettled();
       } else {
-        setError(caught instanceof Error ? caught.message : String(caught));
+        setError(problemInWords(caught));
       }
     } finally {
       setBusy(false);
@@ -123,11 +125,23 @@ export function WaitingCallCard(props: WaitingCallCardProps) {
             {shownAnswer}
           </p>
         ) : (
-          <AskUserForm
-            input={questions}
-            busy={busy}
-            onSubmit={(answers) => void send(askUserEvent(replyId, toolCall, answers))}
-          />
+          <>
+            <AskUserForm
+              input={questions}
+              busy={busy}
+              onSubmit={(answers) => void send(askUserEvent(replyId, toolCall, answers))}
+            />
+            <div className="actions">
+              <button
+                type="button"
+                disabled={busy}
+                title="Answer nothing; the agent reads that you skipped the questions"
+                onClick={() => void send(skipEvent(replyId, toolCall))}
+              >
+                Skip
+              </button>
+            </div>
+          </>
         )}
         {error === undefined ? null : (
           <p className="problem" role="alert">
