@@ -126,7 +126,7 @@ describe('Bash decisions through the agent', () => {
   });
 
   it('dont_ask turns a safety ask into the dont_ask denial the model reads', async () => {
-    const { agent, model } = agentFor(['rm -rf build'], 'dont_ask');
+    const { agent, model } = agentFor(['rm -rf ../outside'], 'dont_ask');
     await agent.reply('clean');
     expect(resultsSeenByModel(model)).toEqual([
       { id: 'tc1', state: 'denied', output: permissionMessages.dontAskConverted('Bash') },

@@ -151,8 +151,7 @@ describe('targets', () => {
 
 describe('safety findings', () => {
   it.each([
-    ['rm -rf x', /rm -rf/],
-    ['rm -r -f x', /rm -rf/],
+    ['rm -rf --no-such-option x', /rm -rf options/],
     ['sudo ls', /another user/],
     ['dd if=a of=b', /dd/],
     ['mkfs.ext4 /dev/x', /formats/],
@@ -161,7 +160,16 @@ describe('safety findings', () => {
     ['chown -R u x', /chown -R/],
     ['kill -9 1', /kill -9/],
     ['kill -s KILL 1', /kill -9/],
-    ['sed -i s/a/b/ f', /sed -i/],
+    ["sed -i 's/a/b/w out' f", /sed -i script writes other files/],
+    ["sed -i '1e id' f", /sed -i script runs commands/],
+    ["sed -i '/x/r other' f", /sed -i script reads other files/],
+    ['sed -i -f script.sed f', /sed -i -f/],
+    ["sed -i'bak/*' s/a/b/ f", /backup suffix/],
+    ["perl -pi -e 's/a/b/e' f", /perl -i code/],
+    ["perl -pi -e 's/a/@{[system(1)]}/' f", /perl -i code/],
+    ["perl -pi -e 'system(1)' f", /perl -i code/],
+    ["perl -Mstrict -pi -e 's/a/b/' f", /perl -i: the perl switch -M/],
+    ['perl -pi script.pl f', /perl -i/],
     ["sed '1e id' f", /runs commands/],
     ['awk \'BEGIN{system("x")}\'', /awk/],
     ['git -c a=b log', /git -c/],
@@ -189,6 +197,12 @@ describe('safety findings', () => {
     'kill 1',
     'git log',
     'sed s/a/b/ f',
+    'rm -rf x',
+    'rm -r -f x',
+    'sed -i s/a/b/ f',
+    "sed -i.bak -e 's/a/b/g' -e 's/c/d/' f g",
+    "perl -pi -e 's/a/b/g; tr/a-z/A-Z/' f",
+    "perl -i.orig -pe 's/(\\w+)$/$1!/' f",
     'NODE_ENV=x npm test',
   ])('%s is not a safety ask by itself', async (command) => {
     expect((await analyse(command)).safety).toEqual([]);

@@ -244,7 +244,7 @@ class Analyser {
     }
     const own = kind === 'command' ? programTargets(program, args) : [];
     const targets = [
-      ...(fed === undefined ? own : withFedArguments(program, own, fed)),
+      ...(fed === undefined ? own : withFedArguments(program, args, own, fed)),
       ...redirectTargets(redirects),
     ].map((target) => ({ ...target, cdIndex }));
     if (program === 'cd' || program === 'pushd' || program === 'popd') {
@@ -284,7 +284,7 @@ class Analyser {
       inner,
       readsOnly: programReadsOnly && innerReadsOnly(unwrapped?.kind, inner),
       programReadsOnly,
-      filesystem: kind === 'command' && isFilesystemCommand(program),
+      filesystem: kind === 'command' && isFilesystemCommand(program, args),
       targets,
       programGlob: globName ? name : undefined,
       reads: commandReads(kind, program, args, redirects, programReadsOnly, fed).map((read) => ({
@@ -324,6 +324,7 @@ function feedTargets(kind: 'xargs' | 'find', args: readonly Word[]): Word[] {
 /** The targets of a fed command: `{}` stands for the fed paths, and a file-system command also gets them appended. */
 function withFedArguments(
   program: string,
+  args: readonly Word[],
   own: readonly TargetWord[],
   fed: readonly Word[],
 ): TargetWord[] {
@@ -332,9 +333,17 @@ function withFedArguments(
   const kind =
     placeholder?.kind ??
     (program === 'rm' || program === 'rmdir' || program === 'unlink' ? 'remove' : 'write');
+  // rm -rf of what find or xargs hands it: the paths are known only when it runs.
+  const forced = own.some((target) => target.forced === true);
   const extra =
-    placeholder !== undefined || isFilesystemCommand(program)
-      ? fed.map((word) => ({ word, kind, via: 'argument' as const, contents: true }))
+    placeholder !== undefined || isFilesystemCommand(program, args)
+      ? fed.map((word) => ({
+          word,
+          kind,
+          via: 'argument' as const,
+          contents: true,
+          ...(forced ? { forced } : {}),
+        }))
       : [];
   return [...kept, ...extra];
 }

@@ -153,15 +153,43 @@ describe('checkPermissions through the engine', () => {
   });
 
   it('turns safety asks into denials in dont_ask mode and keeps them in bypass mode', async () => {
-    expect(await check('rm -rf src', 'bypass')).toMatchObject({
+    expect(await check('rm -rf ../elsewhere', 'bypass')).toMatchObject({
       behavior: 'ask',
       bypassImmune: true,
     });
-    expect(await check('rm -rf src', 'dont_ask')).toMatchObject({
+    expect(await check('rm -rf ../elsewhere', 'dont_ask')).toMatchObject({
       behavior: 'deny',
       bypassImmune: true,
     });
-    expect((await check('rm -rf src', 'default', [rule('rm:*')])).suggestedRules).toBeUndefined();
+    expect(
+      (await check('rm -rf ../elsewhere', 'default', [rule('rm:*')])).suggestedRules,
+    ).toBeUndefined();
+    expect(await check('rm -rf .', 'bypass')).toMatchObject({ bypassImmune: true });
+    expect(await check('rm -rf .git', 'bypass')).toMatchObject({ bypassImmune: true });
+  });
+
+  it('treats command-line edits inside the working directories as edits (SPEC sections 6 and 7)', async () => {
+    for (const command of ['sed -i s/a/b/ a.txt', "perl -pi -e 's/a/b/' a.txt", 'rm -rf src']) {
+      expect((await check(command, 'accept_edits')).behavior, command).toBe('allow');
+      expect((await check(command, 'bypass')).behavior, command).toBe('allow');
+      const asked = await check(command, 'default');
+      expect(asked.behavior, command).toBe('ask');
+      expect(asked.bypassImmune, command).toBeUndefined();
+      expect(asked.suggestedRules?.length, command).toBeGreaterThan(0);
+    }
+    expect((await check('sed -i s/a/b/ a.txt', 'default')).suggestedRules).toEqual([
+      { ...rule('sed -i:*'), source: 'suggested' },
+    ]);
+    expect((await check("perl -pi -e 's/a/b/' a.txt", 'default')).suggestedRules).toEqual([
+      { ...rule('perl -pi:*'), source: 'suggested' },
+    ]);
+    expect((await check('sed -i s/a/b/ a.txt', 'default', [rule('sed -i:*')])).behavior).toBe(
+      'allow',
+    );
+    expect(await check("sed -i 's/a/b/w ../x' a.txt", 'default', [rule('sed -i:*')])).toMatchObject(
+      { behavior: 'ask', bypassImmune: true },
+    );
+    expect((await check('sed -i s/a/b/ ../elsewhere/x', 'accept_edits')).behavior).toBe('ask');
   });
 
   it('lets accept_edits allow file-system commands inside the working directories', async () => {

@@ -3,6 +3,7 @@ import { awkCode, awkRunsCommands } from './awk.js';
 import { isDangerousVariable } from './env-vars.js';
 import { hasOption, scanArguments } from './options.js';
 import { sedScriptEffect } from './sed.js';
+import { inPlaceEdit } from './in-place.js';
 import { hasKey, keyValues, parseOptions } from './option-table.js';
 import { optionTable } from './option-tables.js';
 
@@ -142,10 +143,13 @@ function programSafety(
 ): string[] {
   switch (program) {
     case 'rm': {
+      // rm -rf is judged by its targets (target-paths.ts), when they can be read.
       const scanned = scanArguments(args);
-      const recursive = hasOption(scanned, '-r', '-R', '--recursive');
-      const force = hasOption(scanned, '-f', '--force');
-      return recursive && force ? ['rm -rf removes recursively without asking'] : [];
+      const forced =
+        hasOption(scanned, '-r', '-R', '--recursive') && hasOption(scanned, '-f', '--force');
+      const table = optionTable('rm');
+      const readable = table !== undefined && parseOptions(args, table).ok;
+      return forced && !readable ? ['rm -rf options cannot be analysed'] : [];
     }
     case 'chmod':
       return values.some(isUnsafeMode)
@@ -168,6 +172,10 @@ function programSafety(
         : [];
     case 'sed':
       return sedSafety(args);
+    case 'perl': {
+      const edit = inPlaceEdit(program, args);
+      return edit !== undefined && 'unsafe' in edit ? [edit.unsafe] : [];
+    }
     case 'awk':
     case 'gawk':
     case 'mawk':
@@ -192,7 +200,10 @@ function sedSafety(args: readonly Word[]): string[] {
   const table = optionTable('sed');
   const parsed = table === undefined ? undefined : parseOptions(args, table);
   if (parsed === undefined || !parsed.ok) return ['sed options cannot be analysed'];
-  if (hasKey(parsed, '-i')) return ['sed -i writes files'];
+  if (hasKey(parsed, '-i')) {
+    const edit = inPlaceEdit('sed', args);
+    return edit !== undefined && 'unsafe' in edit ? [edit.unsafe] : [];
+  }
   if (hasKey(parsed, '-f')) return ['sed -f runs a script file that cannot be analysed'];
   if (hasKey(parsed, '--sandbox')) return [];
   const expressions = keyValues(parsed, '-e');

@@ -1,5 +1,6 @@
 import type { PermissionRule } from '@parley/core';
 import type { AnalysedCommand } from './analysis.js';
+import { inPlaceEdit } from './in-place.js';
 import { programBaseName } from './programs.js';
 import { escapeRuleText } from './rules.js';
 
@@ -16,7 +17,8 @@ export const MAX_SUGGESTIONS = 5;
 export function prefixRule(command: AnalysedCommand): PermissionRule | undefined {
   const words = command.tokens.slice(command.envTokens);
   if (words.length < 2) return undefined;
-  const length = interpreterPrefix(command.program, words);
+  const inPlace = inPlacePrefix(command, words);
+  const length = inPlace ?? interpreterPrefix(command.program, words);
   if (length === 0) return undefined;
   const prefix = [...command.tokens.slice(0, command.envTokens), words[0] ?? ''];
   if (length !== undefined) prefix.push(...words.slice(1, length));
@@ -32,6 +34,21 @@ export function prefixRule(command: AnalysedCommand): PermissionRule | undefined
     behavior: 'allow',
     source: 'suggested',
   };
+}
+
+/**
+ * How many words an in-place edit's suggestion covers: through its `-i`
+ * switch (`sed -i:*`, `perl -pi:*`), which allows every edit of the named
+ * files while a script that does more stays a safety ask; undefined when
+ * the command is not such an edit.
+ */
+function inPlacePrefix(command: AnalysedCommand, words: readonly string[]): number | undefined {
+  const edit = inPlaceEdit(command.program, command.args);
+  if (edit === undefined || !('files' in edit)) return undefined;
+  const at = words.findIndex(
+    (word, index) => index > 0 && (/^-[^-]*i/.test(word) || word.startsWith('--in-place')),
+  );
+  return at > 0 ? at + 1 : undefined;
 }
 
 /** Programs that run code they are given inline (`awk PROGRAM`, `sh -c`): no prefix of theirs is safe to allow. */

@@ -6,7 +6,7 @@ import {
   globMayMatchDangerousName,
   isDeviceWrite,
 } from '../shared/dangerous-paths.js';
-import { absolutePath, realPath } from '../shared/paths.js';
+import { absolutePath, isInWorkingDirectory, realPath } from '../shared/paths.js';
 import type { CommandAnalysis, Target } from './analysis.js';
 import type { Word } from './syntax.js';
 
@@ -142,7 +142,11 @@ export function targetSafety(
         reasons.push(`${word.value} may expand to a sensitive file`);
       }
     }
+    if (target.forced === true && (paths === undefined || target.contents === true))
+      reasons.push(`rm -rf of ${word.text || 'paths'} that are known only when it runs`);
     for (const { absolute, real } of paths ?? []) {
+      if (target.forced === true && !isInWorkingDirectory(workingDirectories, real))
+        reasons.push(`rm -rf of ${real}, outside the working directories`);
       const danger = dangerousPathReason(absolute) ?? dangerousPathReason(real);
       if (danger !== undefined) reasons.push(danger);
       if (isDeviceWrite(absolute) || isDeviceWrite(real))

@@ -3,6 +3,7 @@ import { literalWord, UNKNOWN_WORD, wordSuffix } from './syntax.js';
 import { optionValues, scanArguments, type ScannedArguments } from './options.js';
 import { keyValues, parseOptions, type FoundOption } from './option-table.js';
 import { optionTable } from './option-tables.js';
+import { inPlaceEdit } from './in-place.js';
 
 /** `write`: the path is created or changed; `remove`: it is deleted. */
 export type TargetKind = 'write' | 'remove';
@@ -19,6 +20,8 @@ export type TargetWord = {
   kind: TargetKind;
   via: 'argument' | 'redirect';
   contents?: boolean;
+  /** Removed recursively without asking (`rm -rf`): outside the working directories, a safety ask. */
+  forced?: boolean;
 };
 
 /**
@@ -40,9 +43,15 @@ const FILESYSTEM_COMMANDS = new Set([
   'truncate',
 ]);
 
-/** Whether the program is a plain file-system command (see `FILESYSTEM_COMMANDS`). */
-export function isFilesystemCommand(program: string): boolean {
-  return FILESYSTEM_COMMANDS.has(program);
+/**
+ * Whether the program is a plain file-system command (see
+ * `FILESYSTEM_COMMANDS`), or an in-place edit (`sed -i`, `perl -pi`) whose
+ * script only edits the files it names.
+ */
+export function isFilesystemCommand(program: string, args: readonly Word[]): boolean {
+  if (FILESYSTEM_COMMANDS.has(program)) return true;
+  const edit = inPlaceEdit(program, args);
+  return edit !== undefined && 'files' in edit;
 }
 
 const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
@@ -79,8 +88,19 @@ const all = (words: readonly Word[], kind: TargetKind): TargetWord[] =>
  * -o`, `curl -o`, `find -delete`'s start points, `git -C`).
  */
 export function programTargets(program: string, args: readonly Word[]): TargetWord[] {
+  const edit = inPlaceEdit(program, args);
+  if (edit !== undefined) {
+    return 'files' in edit
+      ? all(edit.files, 'write')
+      : [{ word: UNKNOWN_PATH, kind: 'write', via: 'argument' }];
+  }
   switch (program) {
     case 'rm':
+      return read(program, args, (options, operands) => {
+        const has = (...keys: string[]) => options.some((option) => keys.includes(option.key));
+        const forced = has('-r') && has('-f');
+        return all(operands, 'remove').map((target) => (forced ? { ...target, forced } : target));
+      });
     case 'rmdir':
     case 'unlink':
     case 'shred':
