@@ -65,6 +65,7 @@ export async function evaluateCall(
           behavior: 'allow',
           message: agentTexts.alreadyAllowed,
           decisionReason: 'user confirmation',
+          allowedBy: 'user',
         })
       : run.deps.engine.check(tool, input);
   let decision: PermissionDecision;
