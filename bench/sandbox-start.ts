@@ -104,6 +104,7 @@ try {
     networkAllow: [],
     tmpdir: undefined,
     secrets: new SecretFinder(),
+    writes: true,
   });
   const wrapped = adapter.wrap(policy, SHELL);
   await compare(

@@ -230,6 +230,7 @@ function toolPolicy(worker: OracleWorker, command: string): Promise<SandboxPolic
     networkAllow: [],
     tmpdir: worker.sandbox.tmp,
     secrets: worker.secrets,
+    writes: true,
   });
 }
 

@@ -27,6 +27,12 @@ export type PolicyInput = {
   /** The command's `TMPDIR`, if set. */
   tmpdir: string | undefined;
   secrets: SecretFinder;
+  /**
+   * Whether the decision that let the line run permits writes (a rule, a
+   * mode that writes unasked, a person's yes). When it does not, the line
+   * gets the read-only policy whatever its analysis says.
+   */
+  writes: boolean;
 };
 
 const TMP = '/tmp';
@@ -34,7 +40,8 @@ const underTmp = (item: string): boolean => isInside(TMP, item);
 
 /**
  * The sandbox policy of a command the permission check let run (ADR
- * tools-0007). A line proven read-only gets the read-only policy; any other
+ * tools-0007). A line proven read-only, or allowed by a decision that
+ * permits no writes (`writes` false), gets the read-only policy; any other
  * line gets the working directories (and what it names outside them) to
  * write, and the network only when it runs a network command or
  * `networkAllow` lists hosts; in bypass mode the whole file system is
@@ -44,8 +51,13 @@ const underTmp = (item: string): boolean => isInside(TMP, item);
 export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> {
   const { analysis, location } = input;
   const level =
-    analysis?.readOnly === true ? 'read-only' : input.mode === 'bypass' ? 'bypass' : 'write';
-  const named = input.resolved
+    analysis?.readOnly === true || !input.writes
+      ? 'read-only'
+      : input.mode === 'bypass'
+        ? 'bypass'
+        : 'write';
+  // Paths the line names uncover what they name only when a person or a rule saw them.
+  const named = (input.writes ? input.resolved : [])
     .flatMap((item) => item.paths ?? [])
     .filter((item) => !isHarmlessSink(item.absolute))
     .map((item) => item.real);

@@ -5,6 +5,7 @@ import { judgeBashReads, type BashReads } from '../read-paths.js';
 import { runCommand, type RunOptions } from '../run-command.js';
 import { resolveTargets, type ShellLocation } from '../target-paths.js';
 import { BlockedWatcher } from './blocked.js';
+import { decisionPermitsWrites } from './decision-limit.js';
 import type { SecretFinder } from './masks.js';
 import { sandboxPolicy } from './policy.js';
 import type { SandboxPolicy } from './policy-types.js';
@@ -52,6 +53,11 @@ export async function* runSandboxed(options: SandboxedRun): AsyncGenerator<ToolC
           networkAllow: options.sandbox.networkAllow,
           tmpdir: options.run.env.TMPDIR,
           secrets: options.secrets,
+          writes: decisionPermitsWrites(
+            options.context.allowedBy,
+            options.context.permission.mode,
+            options.sandbox.autoAllows(),
+          ),
         });
   const watcher = new BlockedWatcher(options.location.home, policy?.network === false);
   const chunks = runCommand({
@@ -95,10 +101,13 @@ export type PolicyPlace = {
   networkAllow: readonly string[];
   tmpdir: string | undefined;
   secrets: SecretFinder;
+  /** Whether the decision that let the command run permits writes (`decisionPermitsWrites`). */
+  writes: boolean;
 };
 
 /**
- * The sandbox policy of a command from its analysis (see `sandboxPolicy`).
+ * The sandbox policy of a command from its analysis and the decision that
+ * let it run (see `sandboxPolicy`).
  * A line that cannot be analysed was a safety ask, so a person approved it:
  * it gets the write policy with nothing named, the least an approved
  * command gets.
@@ -121,5 +130,6 @@ export async function commandPolicy(command: string, place: PolicyPlace): Promis
     networkAllow: place.networkAllow,
     tmpdir: place.tmpdir,
     secrets: place.secrets,
+    writes: place.writes,
   });
 }
