@@ -1,17 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Agent,
-  Toolkit,
-  userConfirmResultEvent,
-  type AgentEvent,
-  type PermissionMode,
-  type PermissionRule,
-  type ToolResultBlock,
-} from '@parley/core';
-import { ScriptedModel } from '@parley/core/testing';
-import { Bash } from '../src/index.js';
+import type { PermissionRule } from '@parley/core';
+import { bashThroughAgent, sandboxPolicyOf, type AgentRun } from './agent-run.js';
 import { runSandboxTests } from './bubblewrap-ready.js';
 import { createSandbox, type Sandbox } from './corpus.js';
 
@@ -29,52 +20,11 @@ afterAll(() => sandbox.remove());
 
 const read = (name: string): string => readFileSync(path.join(sandbox.project, name), 'utf8');
 
-async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-/** One Bash call through an agent; a call that asks is answered yes when `confirm`. */
-async function run(
+const run = (
   command: string,
-  options: { mode?: PermissionMode; rules?: PermissionRule[]; confirm?: boolean } = {},
-): Promise<{ asked: boolean; result: ToolResultBlock | undefined }> {
-  const bash = new Bash({ cwd: sandbox.project, env: { HOME: sandbox.home }, timeoutMs: 10_000 });
-  const model = new ScriptedModel([
-    { toolCalls: [{ id: 'tc1', name: 'Bash', input: { command } }] },
-    { text: 'done' },
-  ]);
-  const agent = new Agent({
-    name: 'assistant',
-    model,
-    toolkit: new Toolkit([bash]),
-    permission: {
-      mode: options.mode ?? 'default',
-      workingDirectories: [sandbox.project],
-      ...(options.rules === undefined ? {} : { rules: options.rules }),
-    },
-  });
-  const events = await collect(agent.replyStream('go'));
-  const ask = events.find((event) => event.type === 'REQUIRE_USER_CONFIRM');
-  if (ask !== undefined && options.confirm === true) {
-    await collect(
-      agent.replyStream(
-        userConfirmResultEvent({
-          replyId: ask.replyId,
-          confirmResults: ask.toolCalls.map((toolCall) => ({ confirmed: true, toolCall })),
-        }),
-      ),
-    );
-  }
-  const result = agent.state.context
-    .flatMap((message) => (typeof message.content === 'string' ? [] : message.content))
-    .find((block): block is ToolResultBlock => block.type === 'tool_result');
-  return { asked: ask !== undefined, result };
-}
-
-const sandboxPolicyOf = (result: ToolResultBlock | undefined): unknown =>
-  (result?.metadata?.sandbox as { policy?: unknown } | undefined)?.policy;
+  options: Omit<AgentRun, 'project' | 'home'> = {},
+): ReturnType<typeof bashThroughAgent> =>
+  bashThroughAgent(command, { project: sandbox.project, home: sandbox.home, ...options });
 
 describe.runIf(runSandboxTests)('the sandbox policy follows the decision', () => {
   it.each([

@@ -47,7 +47,8 @@ const byDepth = (a: { path: string }, b: { path: string }): number =>
  * The bubblewrap arguments that enforce a policy, up to (not including) the
  * program to run: the root read-only (writable in bypass), fresh `/dev` and
  * `/proc` (its own processes only), a private `/tmp` with the paths below it
- * that must be seen bound again, the writable paths, then the protected
+ * that must be seen bound again, the sealed directories read-only and the
+ * writable paths (a sealed directory's entries among them), then the protected
  * paths read-only and the secrets masked, last so nothing uncovers them.
  */
 export function bubblewrapArguments(policy: SandboxPolicy): string[] {
@@ -58,6 +59,7 @@ export function bubblewrapArguments(policy: SandboxPolicy): string[] {
   if (policy.privateTmp) args.push('--tmpfs', '/tmp');
   const binds = [
     ...(policy.privateTmp ? policy.visible.map((item) => ({ path: item, flag: '--ro-bind' })) : []),
+    ...policy.sealed.map((item) => ({ path: item, flag: '--ro-bind' })),
     ...policy.writable.map((item) => ({ path: item, flag: '--bind' })),
   ].sort(byDepth);
   for (const bind of binds) args.push(bind.flag, bind.path, bind.path);

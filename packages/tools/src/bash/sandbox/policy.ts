@@ -1,3 +1,4 @@
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PermissionMode } from '@parley/core';
 import { isHarmlessSink } from '../../shared/dangerous-paths.js';
@@ -69,7 +70,8 @@ export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> 
   const touches = (place: string, list: readonly string[]): boolean =>
     list.some((item) => isInside(place, item));
 
-  const writable = level === 'write' ? writablePaths(input, named) : [];
+  const sealed = level === 'bypass' ? sealedHome(input) : undefined;
+  const writable = level === 'write' ? writablePaths(input, named) : (sealed?.entries ?? []);
   const visible = [
     location.cwd,
     ...input.directories,
@@ -113,6 +115,7 @@ export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> 
     writable,
     visible,
     protect,
+    sealed: sealed === undefined ? [] : [sealed.directory],
     masks,
     privateTmp: level !== 'bypass',
     tmpdir,
@@ -121,6 +124,38 @@ export async function sandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> 
       (level === 'write' &&
         ((analysis !== undefined && isNetworkCommand(analysis)) || input.networkAllow.length > 0)),
   };
+}
+
+/**
+ * The home in bypass mode, sealed: read-only, with each entry it holds
+ * (not a link: one that points elsewhere writes there anyway) bound
+ * writable again. A protected path that does not exist yet
+ * (`~/.bash_profile`, `~/.npmrc`) cannot be bound read-only, and binding a
+ * placeholder there would create it on the host; in a sealed home nothing
+ * new can be made at its top, so neither can it, through a link or not.
+ * Not done when the home is, or is inside, a working directory: the top of
+ * a working directory must take new files.
+ */
+function sealedHome(input: PolicyInput): { directory: string; entries: string[] } | undefined {
+  const home = existing(input.location.home);
+  if (home?.directory !== true || home.path === '/') return undefined;
+  if (input.directories.some((directory) => isInside(directory, home.path))) return undefined;
+  let names: string[];
+  try {
+    names = readdirSync(home.path);
+  } catch {
+    return undefined;
+  }
+  const entries = names
+    .map((name) => path.join(home.path, name))
+    .filter((entry) => {
+      try {
+        return !lstatSync(entry).isSymbolicLink();
+      } catch {
+        return false;
+      }
+    });
+  return { directory: home.path, entries };
 }
 
 /**
