@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSandboxTests } from '../../../test/bubblewrap-ready.js';
@@ -138,6 +138,22 @@ describe.runIf(runSandboxTests)('the bubblewrap sandbox', () => {
     expect(result.text).toContain('rc=1\nrc=0');
     expect(existsSync(path.join(home, '.bash_profile'))).toBe(false);
     expect(existsSync(path.join(home, 'work', 'made'))).toBe(true);
+  });
+
+  it('masks files with nothing made on the host: no folder to leave behind when killed', async () => {
+    const temporary = path.join(root.path, 'tmp');
+    mkdirSync(temporary);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    try {
+      const result = await run(policy('read-only'), 'cat .env; echo x > .env; echo rc=$?');
+      expect(result.text).toMatch(/Read-only file system\nrc=1/);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(readdirSync(temporary)).toEqual([]);
+    expect(readFileSync(path.join(project, '.env'), 'utf8')).toBe('TOKEN=marker-env\n');
   });
 
   it('hides secrets: masked files read empty, masked directories are empty', async () => {
