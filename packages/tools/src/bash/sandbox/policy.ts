@@ -13,6 +13,40 @@ import type { SandboxPolicy } from './policy-types.js';
 /** Caches of package managers below the home directory, writable for approved commands. */
 const CACHES = ['.npm', '.cache', '.yarn', '.pnpm-store', '.local/share/pnpm', '.bun'];
 
+/** Variables that name a package cache (`npx` and `npm run` set `npm_config_cache`). */
+const CACHE_VARIABLES = [
+  'npm_config_cache',
+  'NPM_CONFIG_CACHE',
+  'XDG_CACHE_HOME',
+  'YARN_CACHE_FOLDER',
+  'PIP_CACHE_DIR',
+  'npm_config_store_dir',
+];
+
+/**
+ * The cache directories the command's environment names, writable for an
+ * approved line like the home's caches: absolute, existing directories
+ * below a top-level one that hold neither the home nor a working directory
+ * (so `/`, `/usr` or the home itself never becomes writable through a
+ * variable).
+ */
+export function environmentCaches(
+  env: Readonly<Record<string, string | undefined>>,
+  guarded: readonly string[],
+): string[] {
+  const found: string[] = [];
+  for (const name of CACHE_VARIABLES) {
+    const value = env[name];
+    if (value === undefined || !path.isAbsolute(value)) continue;
+    const item = existing(value);
+    // Below a top-level directory: `/usr` or `/etc` is never a cache.
+    if (item?.directory !== true || item.path.split('/').length < 3) continue;
+    if (guarded.some((place) => isInside(item.path, realPath(place)))) continue;
+    found.push(item.path);
+  }
+  return found;
+}
+
 /** Everything the policy of one command is made from. */
 export type PolicyInput = {
   /** Undefined when the line could not be analysed (it was a safety ask). */
@@ -27,6 +61,8 @@ export type PolicyInput = {
   networkAllow: readonly string[];
   /** The command's `TMPDIR`, if set. */
   tmpdir: string | undefined;
+  /** Cache directories the command's environment names (`environmentCaches`). */
+  caches: readonly string[];
   secrets: SecretFinder;
   /**
    * Whether the decision that let the line run permits writes (a rule, a
@@ -160,7 +196,8 @@ function sealedHome(input: PolicyInput): { directory: string; entries: string[] 
 
 /**
  * What an approved line may write: the working directories, the git
- * directories a linked worktree keeps outside itself, package caches, and
+ * directories a linked worktree keeps outside itself, package caches (the
+ * home's and those its environment names), and
  * each existing path it names outside them (the person saw it in the ask).
  * A new file it names outside is not granted: its directory would be far
  * more than the ask said, so that write is blocked and reported.
@@ -171,7 +208,7 @@ function writablePaths(input: PolicyInput, named: readonly string[]): string[] {
     const linked = linkedGitPaths(directory);
     if (linked !== undefined) places.push(linked.own, linked.common);
   }
-  places.push(...CACHES.map((name) => path.join(input.location.home, name)));
+  places.push(...CACHES.map((name) => path.join(input.location.home, name)), ...input.caches);
   for (const item of named) {
     if (!isInWorkingDirectory(input.directories, item)) places.push(item);
   }

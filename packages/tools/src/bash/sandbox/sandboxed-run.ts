@@ -7,7 +7,7 @@ import { resolveTargets, type ShellLocation } from '../target-paths.js';
 import { BlockedWatcher } from './blocked.js';
 import { decisionPermitsWrites } from './decision-limit.js';
 import type { SecretFinder } from './masks.js';
-import { sandboxPolicy } from './policy.js';
+import { environmentCaches, sandboxPolicy } from './policy.js';
 import type { SandboxPolicy } from './policy-types.js';
 import type { CommandSandbox } from './sandbox.js';
 
@@ -52,6 +52,7 @@ export async function* runSandboxed(options: SandboxedRun): AsyncGenerator<ToolC
           location: options.location,
           networkAllow: options.sandbox.networkAllow,
           tmpdir: options.run.env.TMPDIR,
+          env: options.run.env,
           secrets: options.secrets,
           writes: decisionPermitsWrites(
             options.context.allowedBy,
@@ -100,6 +101,8 @@ export type PolicyPlace = {
   location: ShellLocation;
   networkAllow: readonly string[];
   tmpdir: string | undefined;
+  /** The command's environment, for the caches it names; none when not given. */
+  env?: Readonly<Record<string, string | undefined>>;
   secrets: SecretFinder;
   /** Whether the decision that let the command run permits writes (`decisionPermitsWrites`). */
   writes: boolean;
@@ -129,6 +132,10 @@ export async function commandPolicy(command: string, place: PolicyPlace): Promis
     mode: permission.mode,
     networkAllow: place.networkAllow,
     tmpdir: place.tmpdir,
+    caches: environmentCaches(place.env ?? {}, [
+      location.home,
+      ...workingDirectories(permission, location.cwd),
+    ]),
     secrets: place.secrets,
     writes: place.writes,
   });
