@@ -12,6 +12,7 @@ export default defineConfig({
       'packages/*/src/**/*.test.{ts,tsx}',
       'packages/*/test/**/*.test.ts',
       'docs/**/*.test.ts',
+      'scripts/**/*.test.ts',
     ],
     testTimeout: 20_000,
   },

@@ -27,9 +27,14 @@ import { createSandbox } from '../packages/tools/test/corpus.js';
 const RUNS = Number(process.argv[2] ?? 200);
 const SHELL = ['/bin/sh', '-c', 'exec 2>&1; exec bash -c "$1"', 'parley-bash', 'true'];
 
-function spawnOnce(file: string, args: string[], cwd: string): Promise<void> {
+function spawnOnce(
+  file: string,
+  args: string[],
+  cwd: string,
+  inherit: number[] = [],
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(file, args, { cwd, stdio: ['ignore', 'ignore', 'ignore', ...inherit] });
     child.on('error', reject);
     child.on('close', (code) =>
       code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`)),
@@ -104,12 +109,13 @@ try {
     networkAllow: [],
     tmpdir: undefined,
     secrets: new SecretFinder(),
+    writes: true,
   });
   const wrapped = adapter.wrap(policy, SHELL);
   await compare(
     'process: sh -c bash -c true',
     () => spawnOnce(SHELL[0] ?? '', SHELL.slice(1), corpus.project),
-    () => spawnOnce(wrapped.file, wrapped.args, corpus.project),
+    () => spawnOnce(wrapped.file, wrapped.args, corpus.project, wrapped.inherit),
   );
 
   const small = {

@@ -1,11 +1,13 @@
 // `npm test`: runs vitest with its usual output, then prints one plain
-// closing line ("Tests: N passed, N failed, N skipped") read from vitest's
-// JSON report, and exits with vitest's status.
+// closing line ("Tests: N passed, N failed, N skipped; test files: N
+// failed") read from vitest's JSON report (see test-summary.mjs), and exits
+// with vitest's status, or 1 when the report counts a failure it did not.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
+import { summarize } from './test-summary.mjs';
 
 const folder = mkdtempSync(join(tmpdir(), 'parley-test-'));
 const report = join(folder, 'vitest.json');
@@ -23,15 +25,9 @@ const run = spawnSync(
 );
 let status = run.status ?? 1;
 try {
-  const result = JSON.parse(readFileSync(report, 'utf8'));
-  const skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
-  process.stdout.write(
-    `\nTests: ${result.numPassedTests} passed, ${result.numFailedTests} failed, ${skipped} skipped\n`,
-  );
-  if (result.numTotalTests === 0) {
-    process.stdout.write('No test ran.\n');
-    status = status === 0 ? 1 : status;
-  }
+  const summary = summarize(JSON.parse(readFileSync(report, 'utf8')), status);
+  process.stdout.write(`\n${summary.lines.join('\n')}\n`);
+  status = summary.status;
 } catch (error) {
   process.stdout.write(`\nNo test report was written (${error.message}).\n`);
   if (status === 0) status = 1;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PermissionEngine, permissionMessages, tool } from '../src/index.js';
+import {
+  PermissionEngine,
+  permissionMessages,
+  tool,
+  userConfirmResultEvent,
+} from '../src/index.js';
 import type {
   PermissionContext,
   PermissionDecision,
@@ -460,5 +465,61 @@ describe('modes through an agent (SPEC 6)', () => {
     const events = await collect(agent.replyStream('go'));
     expect(log).toEqual(['/work/a.txt']);
     expect(asked(events).map((c) => c.id)).toEqual(['e2']);
+  });
+});
+
+describe('allowedBy: how an allowed call was allowed', () => {
+  it('the engine says it on every allow', async () => {
+    const readOnly = subject('reader', undefined, { readOnly: true }).tool;
+    expect((await engineFor('default').check(readOnly, call)).allowedBy).toBe('readOnly');
+    const plain = subject('plain').tool;
+    expect(
+      (await engineFor('default', [rule('plain', 'allow')]).check(plain, call)).allowedBy,
+    ).toBe('rule');
+    expect((await engineFor('bypass').check(plain, call)).allowedBy).toBe('mode');
+    const own = subject('own', { behavior: 'allow', message: 'fine' }).tool;
+    expect((await engineFor('accept_edits').check(own, call)).allowedBy).toBe('mode');
+    const byOwnRule = subject('own', {
+      behavior: 'allow',
+      message: 'fine',
+      matchedRule: rule('Write', 'allow', '/a/**'),
+    }).tool;
+    expect((await engineFor('default').check(byOwnRule, call)).allowedBy).toBe('rule');
+  });
+
+  it("reaches the tool's execute: the mode's allow, then a person's yes", async () => {
+    const seen: (string | undefined)[] = [];
+    const recorder = tool({
+      name: 'recorder',
+      description: 'records how it was allowed',
+      input,
+      checkPermissions: ({ arg }) =>
+        arg === 'own'
+          ? { behavior: 'allow', message: 'fine' }
+          : { behavior: 'passthrough', message: '' },
+      execute: async (_input, context) => {
+        seen.push(context.allowedBy);
+        return 'ran';
+      },
+    });
+    const { agent } = setup(
+      [
+        { toolCalls: [{ id: 'a', name: 'recorder', input: { arg: 'own' } }] },
+        { toolCalls: [{ id: 'b', name: 'recorder', input: { arg: 'asks' } }] },
+        { text: 'done' },
+      ],
+      [recorder],
+    );
+    const first = await collect(agent.replyStream('go'));
+    const ask = ofType(first, 'REQUIRE_USER_CONFIRM')[0]!;
+    await collect(
+      agent.replyStream(
+        userConfirmResultEvent({
+          replyId: ask.replyId,
+          confirmResults: ask.toolCalls.map((toolCall) => ({ confirmed: true, toolCall })),
+        }),
+      ),
+    );
+    expect(seen).toEqual(['mode', 'user']);
   });
 });

@@ -78,6 +78,7 @@ describe('harmless reads stay read-only (SPEC 6, step 3)', () => {
       behavior: 'allow',
       message: 'Permission granted for reader (read-only invocation)',
       decisionReason: 'read-only',
+      allowedBy: 'readOnly',
     });
     expect(consulted()).toBe(0);
   });
@@ -181,7 +182,7 @@ describe('an outside read asks like any other ask', () => {
   it("the tool's own allow stands (a rule the tool weighs itself)", async () => {
     const own: PermissionDecision = { behavior: 'allow', message: 'granted by the tool' };
     const { tool, consulted } = reader(outsideRead, own);
-    expect(await engineFor('default').check(tool, call)).toEqual(own);
+    expect(await engineFor('default').check(tool, call)).toEqual({ ...own, allowedBy: 'mode' });
     expect(consulted()).toBe(1);
   });
 });

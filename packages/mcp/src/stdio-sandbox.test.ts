@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpConfig } from './config.js';
 import { sandboxedCommand } from './stdio-sandbox.js';
 
@@ -32,5 +35,45 @@ describe('sandboxedCommand', () => {
     });
     expect(config.mcpServers.a).toMatchObject({ sandbox: true });
     expect(() => parseMcpConfig({ mcpServers: { a: { command: 'x', sandbox: 'yes' } } })).toThrow();
+  });
+
+  describe('a server started below /tmp (a checkout cloned there)', () => {
+    let clone: string;
+    let data: string;
+    beforeAll(() => {
+      clone = realpathSync(mkdtempSync('/tmp/parley-mcp-clone-'));
+      mkdirSync(path.join(clone, 'node_modules', 'server'), { recursive: true });
+      writeFileSync(
+        path.join(clone, 'node_modules', 'server', 'index.js'),
+        'console.log("served")',
+      );
+      data = realpathSync(mkdtempSync('/tmp/parley-mcp-data-'));
+    });
+    afterAll(() => {
+      rmSync(clone, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    });
+
+    it('binds its directory and the paths it starts with again, read-only, over the private /tmp', () => {
+      const script = path.join(clone, 'node_modules', 'server', 'index.js');
+      const { args } = sandboxedCommand('node', [script, data], clone, { writable: [data] });
+      const text = args.join(' ');
+      expect(text).toContain(
+        `--tmpfs /tmp --ro-bind ${clone} ${clone} --ro-bind ${script} ${script}`,
+      );
+      expect(text).toContain(`--bind ${data} ${data}`);
+      expect(text).not.toContain(`--ro-bind ${data}`);
+    });
+
+    const bwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', 'true']);
+    it.runIf(bwrap.error === undefined && bwrap.status === 0)('starts there and runs', () => {
+      const script = path.join(clone, 'node_modules', 'server', 'index.js');
+      const { command, args } = sandboxedCommand(process.execPath, [script], clone, {
+        writable: [data],
+      });
+      const run = spawnSync(command, args, { cwd: clone, encoding: 'utf8', timeout: 20_000 });
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe('served\n');
+    });
   });
 });

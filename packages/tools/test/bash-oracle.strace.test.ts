@@ -3,7 +3,8 @@
  * every generated command the Bash permission check allows is run under
  * strace and must only read. Needs Debian's `strace` and a network
  * namespace (`unshare -n`); `.ci/services` installs strace. Outside CI the
- * file skips with the reason when they are missing; in CI it fails.
+ * file skips with the reason when they are missing; in CI it fails. The
+ * two tests through the sandbox also need bubblewrap, and skip the same way.
  *
  * PARLEY_ORACLE_SEED (a number, or `random`) and PARLEY_ORACLE_RUNS change
  * the seed and the number of commands; `npx tsx bench/bash-oracle.ts`
@@ -20,6 +21,7 @@ import {
   type OracleWorker,
 } from './oracle/oracle.js';
 import { probeIsolation, type Isolation } from './oracle/traced-run.js';
+import { runSandboxTests } from './bubblewrap-ready.js';
 
 /** CI's seed: fixed, so a red run can be replayed with the same commands. */
 const CI_SEED = 20_261_203;
@@ -124,7 +126,9 @@ describe.runIf(isolation !== undefined || inCi)('bash execution oracle (strace)'
     BUDGET_MS + 30_000,
   );
 
-  it(
+  // The sandbox's own tests need bubblewrap too: without it, outside CI,
+  // they skip with the reason `bubblewrap-ready` prints.
+  it.runIf(runSandboxTests)(
     'runs the commands the check allows through the sandboxed tool, and none has an effect outside its policy',
     async () => {
       const chosen = seed();
@@ -147,16 +151,19 @@ describe.runIf(isolation !== undefined || inCi)('bash execution oracle (strace)'
     SANDBOXED_BUDGET_MS + 30_000,
   );
 
-  it('through the sandbox, sees a write that took effect and not one the sandbox blocked', async () => {
-    const sandboxed = (command: string): Promise<string[]> =>
-      execute(worker, command, {
-        isolation: ready(),
-        timeoutMs: TIMEOUT_MS,
-        throughSandbox: true,
-      }).then((violations) => [...new Set(violations.map((violation) => violation.kind))].sort());
-    // Read-only policy: the write fails with EROFS, nothing changes.
-    expect(await sandboxed('cat README.md; echo x > /tmp/private.txt')).toEqual([]);
-    // Write policy: writing the project is what the policy allows, and is seen as a write.
-    expect(await sandboxed('echo x > out.txt')).toEqual(['write']);
-  });
+  it.runIf(runSandboxTests)(
+    'through the sandbox, sees a write that took effect and not one the sandbox blocked',
+    async () => {
+      const sandboxed = (command: string): Promise<string[]> =>
+        execute(worker, command, {
+          isolation: ready(),
+          timeoutMs: TIMEOUT_MS,
+          throughSandbox: true,
+        }).then((violations) => [...new Set(violations.map((violation) => violation.kind))].sort());
+      // Read-only policy: the write fails with EROFS, nothing changes.
+      expect(await sandboxed('cat README.md; echo x > /tmp/private.txt')).toEqual([]);
+      // Write policy: writing the project is what the policy allows, and is seen as a write.
+      expect(await sandboxed('echo x > out.txt')).toEqual(['write']);
+    },
+  );
 });

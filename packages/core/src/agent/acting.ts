@@ -11,6 +11,7 @@ import type { AgentEvent } from '../event/index.js';
 import { assertNever } from '../errors/index.js';
 import { compose, contextOf } from './middleware.js';
 import type { ActingContext } from './middleware.js';
+import type { Evaluated } from './permission-step.js';
 import type { ReplyRun } from './reply-run.js';
 import { agentTexts } from './texts.js';
 import { OutputCollector } from './tool-result.js';
@@ -124,9 +125,9 @@ function takeChunk(
 export async function* executeCall(
   run: ReplyRun,
   call: ToolCallBlock,
-  tool: Tool<unknown>,
-  input: unknown,
+  evaluated: Evaluated,
 ): AsyncGenerator<AgentEvent, void> {
+  const { tool, input, decision } = evaluated;
   const toolCallId = call.id;
   const context: ToolContext = {
     toolCallId,
@@ -136,6 +137,7 @@ export async function* executeCall(
     permission: run.state.permission,
     logger: run.deps.logger,
   };
+  if (decision.allowedBy !== undefined) context.allowedBy = decision.allowedBy;
   const answers = run.answersFor(toolCallId);
   if (answers.length > 0) context.answers = answers;
   const collector = new OutputCollector();

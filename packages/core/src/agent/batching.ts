@@ -116,12 +116,10 @@ async function* runAll(run: ReplyRun, runnable: Runnable[]): AsyncGenerator<Agen
   if (run.persists) await run.checkpoint('before_tool');
   const [only] = runnable;
   if (runnable.length === 1 && only !== undefined) {
-    yield* executeCall(run, run.call(only.call.id), only.tool, only.input);
+    yield* executeCall(run, run.call(only.call.id), only);
     return;
   }
-  yield* mergeGenerators(
-    runnable.map((item) => executeCall(run, run.call(item.call.id), item.tool, item.input)),
-  );
+  yield* mergeGenerators(runnable.map((item) => executeCall(run, run.call(item.call.id), item)));
 }
 
 async function* runSequential(

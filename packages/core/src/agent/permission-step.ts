@@ -58,6 +58,7 @@ function afterConfirmation(
       behavior: 'allow',
       message: agentTexts.alreadyAllowed,
       decisionReason: 'user confirmation',
+      allowedBy: 'user',
     };
   }
   const named = rule.ruleContent === null ? rule.toolName : `${rule.toolName}(${rule.ruleContent})`;

@@ -1,4 +1,5 @@
 import type {
+  AllowedBy,
   PermissionContext,
   PermissionDecision,
   PermissionMode,
@@ -50,6 +51,17 @@ function ownDecision(
   }
   if (reads.bypassImmune === true || checked.behavior === 'passthrough') return reads;
   return checked;
+}
+
+/**
+ * A tool's own allow, saying how it was allowed: by the allow rule it
+ * matched, else by the mode it weighed (`every path written is granted`,
+ * an edit mode). A tool that says so itself is kept.
+ */
+function withAllowedBy(own: PermissionDecision): PermissionDecision {
+  if (own.allowedBy !== undefined) return own;
+  const allowedBy: AllowedBy = own.matchedRule?.behavior === 'allow' ? 'rule' : 'mode';
+  return Object.assign({}, own, { allowedBy });
 }
 
 /** The reason of a mode's denial, with why the reads needed asking when they did. */
@@ -145,7 +157,12 @@ export class PermissionEngine {
     if (tool.isReadOnly(input)) {
       reads = await tool.checkReads?.(input, context);
       if (reads === undefined) {
-        return { behavior: 'allow', message: text.readOnly(name), decisionReason: 'read-only' };
+        return {
+          behavior: 'allow',
+          message: text.readOnly(name),
+          decisionReason: 'read-only',
+          allowedBy: 'readOnly',
+        };
       }
     }
     // 4. the tool's own check
@@ -157,7 +174,8 @@ export class PermissionEngine {
       };
     }
     const own = ownDecision(reads, await tool.checkPermissions(input, context));
-    if (own.behavior === 'allow' || own.behavior === 'deny') return own;
+    if (own.behavior === 'allow') return withAllowedBy(own);
+    if (own.behavior === 'deny') return own;
     if (own.behavior === 'ask' && own.bypassImmune === true) {
       if (mode === 'dont_ask') {
         return {
@@ -177,12 +195,18 @@ export class PermissionEngine {
         message: text.allowRule(name),
         decisionReason: text.ruleReason(allow.ruleContent, name),
         matchedRule: allow,
+        allowedBy: 'rule',
       };
     }
     // 6. fallback
     switch (mode) {
       case 'bypass':
-        return { behavior: 'allow', message: text.bypass(name), decisionReason: 'mode: bypass' };
+        return {
+          behavior: 'allow',
+          message: text.bypass(name),
+          decisionReason: 'mode: bypass',
+          allowedBy: 'mode',
+        };
       case 'dont_ask':
         return {
           behavior: 'deny',

@@ -1,4 +1,5 @@
 export type {
+  AllowedBy,
   PermissionBehavior,
   PermissionContext,
   PermissionDecision,

@@ -9,9 +9,19 @@ export type PermissionMode = 'default' | 'accept_edits' | 'explore' | 'bypass' |
 export type PermissionBehavior = 'allow' | 'deny' | 'ask' | 'passthrough';
 
 /**
+ * How an allowed call was allowed: `readOnly` (proved read-only, SPEC
+ * section 6 step 3), `rule` (an allow rule), `mode` (the mode, or the
+ * tool's own check under it, let it run unasked) or `user` (a person's
+ * yes). A tool that limits what a call may do (the Bash sandbox) takes the
+ * strictest limit this permits, whatever it reads of the call again.
+ */
+export type AllowedBy = 'readOnly' | 'rule' | 'mode' | 'user';
+
+/**
  * What the engine (or a tool's own check) decided. `bypassImmune` marks a
  * safety ask: no rule and no mode can turn it into an allow.
- * `matchedRule` names the rule that decided, when one did.
+ * `matchedRule` names the rule that decided, when one did; `allowedBy`, on
+ * an allow from the engine, says how the call was allowed.
  */
 export type PermissionDecision = {
   behavior: PermissionBehavior;
@@ -20,6 +30,7 @@ export type PermissionDecision = {
   suggestedRules?: PermissionRule[];
   bypassImmune?: boolean;
   matchedRule?: PermissionRule;
+  allowedBy?: AllowedBy;
 };
 
 /** The permission state of a session: the mode, where the agent works, and the rules. */

@@ -7,6 +7,7 @@ import type {
   ToolResultBlock,
 } from '../message/index.js';
 import type {
+  AllowedBy,
   PermissionContext,
   PermissionDecision,
   PermissionSubject,
@@ -29,6 +30,14 @@ export type ToolContext = {
   signal: AbortSignal;
   permission: PermissionContext;
   logger: Logger;
+  /**
+   * How the permission step allowed this call (`readOnly`, `rule`, `mode`,
+   * `user`). A tool may run a call no more widely than that permits: Bash
+   * runs a call allowed as read-only, or unasked in a mode that writes
+   * nothing unasked, in its read-only sandbox. Absent when the caller did
+   * not say (a tool run outside an agent): the tool decides as before.
+   */
+  allowedBy?: AllowedBy;
   /**
    * On a run after a `tool_suspend`: the calls this call raised and their
    * results, oldest first (the answers it waited for). Absent on a first run.

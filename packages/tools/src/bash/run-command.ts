@@ -14,8 +14,11 @@ export type RunOptions = {
   tailChars: number;
   /** Time between SIGTERM and SIGKILL when stopping the process group. */
   killGraceMs: number;
-  /** Runs the shell through another program (a sandbox): given the shell's argv, the program to spawn. */
-  wrap?: (argv: string[]) => { file: string; args: string[] };
+  /**
+   * Runs the shell through another program (a sandbox): given the shell's
+   * argv, the program to spawn, and the descriptors it gets as fd 3, 4, ….
+   */
+  wrap?: (argv: string[]) => { file: string; args: string[]; inherit?: number[] };
 };
 
 /** How the command ended, as put in the result metadata. */
@@ -57,14 +60,18 @@ export async function* runCommand(options: RunOptions): AsyncGenerator<ToolChunk
   // sh sends its own stderr to stdout, then replaces itself with bash -c "$1":
   // one pipe for both streams keeps their order, and the command text stays an argument.
   const shell = ['/bin/sh', '-c', 'exec 2>&1; exec bash -c "$1"', 'parley-bash', options.command];
-  const { file, args } = options.wrap?.(shell) ?? { file: '/bin/sh', args: shell.slice(1) };
+  const {
+    file,
+    args,
+    inherit = [],
+  } = options.wrap?.(shell) ?? { file: '/bin/sh', args: shell.slice(1) };
   const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
     // The shell sends its stderr to stdout; what still comes on stderr is
     // from before it (sh itself, or a sandbox program that could not start).
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...inherit],
   });
   const events: Event[] = [];
   let wake: (() => void) | undefined;
@@ -73,9 +80,9 @@ export async function* runCommand(options: RunOptions): AsyncGenerator<ToolChunk
     wake?.();
   };
   const decoder = new StringDecoder('utf8');
-  child.stdout.on('data', (data: Buffer) => emit({ type: 'data', text: decoder.write(data) }));
+  child.stdout?.on('data', (data: Buffer) => emit({ type: 'data', text: decoder.write(data) }));
   const errors = new StringDecoder('utf8');
-  child.stderr.on('data', (data: Buffer) => emit({ type: 'data', text: errors.write(data) }));
+  child.stderr?.on('data', (data: Buffer) => emit({ type: 'data', text: errors.write(data) }));
   child.on('error', (error) => emit({ type: 'error', error }));
   child.on('close', (code, signal) => emit({ type: 'exit', code, signal }));
 

@@ -187,8 +187,8 @@ export async function execute(
     policy === undefined
       ? undefined
       : (argv) => {
-          const { file, args } = adapter.wrap(policy, argv);
-          return [file, ...args];
+          const { file, args, inherit } = adapter.wrap(policy, argv);
+          return { argv: [file, ...args], inherit };
         },
   );
   if (run.timedOut && report !== undefined) report.timedOut++;
@@ -230,6 +230,7 @@ function toolPolicy(worker: OracleWorker, command: string): Promise<SandboxPolic
     networkAllow: [],
     tmpdir: worker.sandbox.tmp,
     secrets: worker.secrets,
+    writes: true,
   });
 }
 

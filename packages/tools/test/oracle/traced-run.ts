@@ -80,16 +80,21 @@ function traces(isolation: Isolation): boolean {
 /**
  * Runs `command` in `sandbox` under strace. `timeoutMs` bounds the command;
  * the harness gives up 5 s after that. `wrap` puts a program before
- * `bash -c command` (the Bash tool's sandbox).
+ * `bash -c command` (the Bash tool's sandbox), with the descriptors it
+ * must get as fd 3, 4, … (strace, timeout and unshare pass them on).
  */
 export function tracedRun(
   command: string,
   sandbox: WorkerSandbox,
   isolation: Isolation,
   timeoutMs: number,
-  wrap: (argv: string[]) => string[] = (argv) => argv,
+  wrap: (argv: string[]) => { argv: string[]; inherit: number[] } = (argv) => ({
+    argv,
+    inherit: [],
+  }),
 ): Promise<TracedRun> {
   rmSync(sandbox.traceFile, { force: true });
+  const wrapped = wrap(['bash', '-c', command]);
   const args = [
     ...isolation.prefix.slice(1),
     'strace',
@@ -111,7 +116,7 @@ export function tracedRun(
     '-s',
     'KILL',
     `${timeoutMs / 1000}`,
-    ...wrap(['bash', '-c', command]),
+    ...wrapped.argv,
   ];
   const child = spawn(isolation.prefix[0] ?? '', args, {
     cwd: sandbox.project,
@@ -126,11 +131,11 @@ export function tracedRun(
       TERM: 'dumb',
     },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...wrapped.inherit],
   });
   let stderr = '';
-  child.stdout.resume();
-  child.stderr.on('data', (data: Buffer) => {
+  child.stdout?.resume();
+  child.stderr?.on('data', (data: Buffer) => {
     if (stderr.length < 4096) stderr += data.toString('utf8');
   });
   return new Promise((resolve, reject) => {

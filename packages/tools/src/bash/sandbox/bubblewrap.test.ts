@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSandboxTests } from '../../../test/bubblewrap-ready.js';
@@ -23,7 +23,12 @@ beforeAll(async () => {
   project = path.join(root.path, 'project');
   home = path.join(root.path, 'home');
   outside = path.join(root.path, 'outside');
-  for (const dir of [path.join(project, '.git', 'hooks'), path.join(home, '.ssh'), outside]) {
+  for (const dir of [
+    path.join(project, '.git', 'hooks'),
+    path.join(home, '.ssh'),
+    path.join(home, 'work'),
+    outside,
+  ]) {
     mkdirSync(dir, { recursive: true });
   }
   writeFileSync(path.join(project, '.git', 'config'), '[core]\n');
@@ -48,6 +53,7 @@ function policy(level: SandboxPolicy['level'], extra: Partial<SandboxPolicy> = {
       level === 'read-only'
         ? []
         : [path.join(project, '.git', 'hooks'), path.join(project, '.git', 'config')],
+    sealed: [],
     masks: [
       { path: path.join(project, '.env'), directory: false },
       { path: path.join(home, '.ssh'), directory: true },
@@ -117,6 +123,37 @@ describe.runIf(runSandboxTests)('the bubblewrap sandbox', () => {
     expect(result.text).not.toContain('marker');
     expect(result.text).toContain('rc=1');
     expect(readFileSync(path.join(project, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('a sealed directory takes no new entry, its entries stay writable', async () => {
+    const sealed = policy('bypass', {
+      sealed: [home],
+      writable: [path.join(home, 'work'), path.join(home, '.bashrc')],
+      protect: [path.join(home, '.bashrc')],
+    });
+    const result = await run(
+      sealed,
+      'echo x >> ~/.bash_profile; echo rc=$?; touch ~/work/made; echo rc=$?',
+    );
+    expect(result.text).toContain('rc=1\nrc=0');
+    expect(existsSync(path.join(home, '.bash_profile'))).toBe(false);
+    expect(existsSync(path.join(home, 'work', 'made'))).toBe(true);
+  });
+
+  it('masks files with nothing made on the host: no folder to leave behind when killed', async () => {
+    const temporary = path.join(root.path, 'tmp');
+    mkdirSync(temporary);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    try {
+      const result = await run(policy('read-only'), 'cat .env; echo x > .env; echo rc=$?');
+      expect(result.text).toMatch(/Read-only file system\nrc=1/);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(readdirSync(temporary)).toEqual([]);
+    expect(readFileSync(path.join(project, '.env'), 'utf8')).toBe('TOKEN=marker-env\n');
   });
 
   it('hides secrets: masked files read empty, masked directories are empty', async () => {

@@ -1,7 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { openSync } from 'node:fs';
 import type { SandboxPolicy } from './policy-types.js';
 
 /**
@@ -20,24 +18,24 @@ function capabilityArguments(): string[] {
   return process.getuid?.() === 0 ? ['--cap-drop', 'ALL'] : [];
 }
 
-let emptyFile: string | undefined;
+let devNull: number | undefined;
 
 /**
- * An empty file bound read-only over secret files: they read as empty and a
- * write fails with EROFS (a device such as /dev/null would take the write
- * silently). Made once per process in a private directory, removed on exit.
+ * A descriptor open on `/dev/null`, once per process (never closed: one
+ * descriptor). Each masked file gets its own copy as the sandbox's fd 3,
+ * 4, … (`--ro-bind-data`): bubblewrap reads it to the end (nothing) into a
+ * file of its own tmpfs and binds that read-only over the secret, so it
+ * reads as empty and a write fails with EROFS (a device such as /dev/null
+ * bound there would take the write silently). Nothing is made on the host,
+ * so nothing is left behind when the process is killed.
  */
-function emptyFilePath(): string {
-  if (emptyFile !== undefined) return emptyFile;
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'parley-sandbox-'));
-  // Readable by all: the file is empty, and a sandbox run as another user binds it too.
-  chmodSync(directory, 0o755);
-  const file = path.join(directory, 'empty');
-  writeFileSync(file, '', { mode: 0o444 });
-  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-  emptyFile = file;
-  return file;
+function devNullDescriptor(): number {
+  devNull ??= openSync('/dev/null', 'r');
+  return devNull;
 }
+
+/** The first descriptor after stdin, stdout and stderr. */
+const FIRST_INHERITED = 3;
 
 /** Parents before children, so a bind inside another is not hidden by it. */
 const byDepth = (a: { path: string }, b: { path: string }): number =>
@@ -45,19 +43,26 @@ const byDepth = (a: { path: string }, b: { path: string }): number =>
 
 /**
  * The bubblewrap arguments that enforce a policy, up to (not including) the
- * program to run: the root read-only (writable in bypass), fresh `/dev` and
+ * program to run, and the descriptors bubblewrap must get as its fd 3, 4, …
+ * (`inherit`, one per masked file): the root read-only (writable in bypass), fresh `/dev` and
  * `/proc` (its own processes only), a private `/tmp` with the paths below it
- * that must be seen bound again, the writable paths, then the protected
+ * that must be seen bound again, the sealed directories read-only and the
+ * writable paths (a sealed directory's entries among them), then the protected
  * paths read-only and the secrets masked, last so nothing uncovers them.
  */
-export function bubblewrapArguments(policy: SandboxPolicy): string[] {
+export function bubblewrapArguments(policy: SandboxPolicy): {
+  args: string[];
+  inherit: number[];
+} {
   const args = [...BASE, ...capabilityArguments()];
+  const inherit: number[] = [];
   if (!policy.network) args.push('--unshare-net');
   args.push(policy.level === 'bypass' ? '--bind' : '--ro-bind', '/', '/');
   args.push('--dev', '/dev', '--proc', '/proc');
   if (policy.privateTmp) args.push('--tmpfs', '/tmp');
   const binds = [
     ...(policy.privateTmp ? policy.visible.map((item) => ({ path: item, flag: '--ro-bind' })) : []),
+    ...policy.sealed.map((item) => ({ path: item, flag: '--ro-bind' })),
     ...policy.writable.map((item) => ({ path: item, flag: '--bind' })),
   ].sort(byDepth);
   for (const bind of binds) args.push(bind.flag, bind.path, bind.path);
@@ -65,10 +70,14 @@ export function bubblewrapArguments(policy: SandboxPolicy): string[] {
   for (const item of [...policy.protect].sort()) args.push('--ro-bind', item, item);
   for (const mask of [...policy.masks].sort(byDepth)) {
     if (mask.directory) args.push('--tmpfs', mask.path, '--remount-ro', mask.path);
-    else args.push('--ro-bind', emptyFilePath(), mask.path);
+    else {
+      args.push('--perms', '0444', '--ro-bind-data', String(FIRST_INHERITED + inherit.length));
+      args.push(mask.path);
+      inherit.push(devNullDescriptor());
+    }
   }
   args.push('--chdir', policy.cwd, '--');
-  return args;
+  return { args, inherit };
 }
 
 const probes = new Map<string, string | undefined>();

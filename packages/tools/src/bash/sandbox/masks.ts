@@ -6,6 +6,7 @@ import { glob } from 'tinyglobby';
 import { dangerousNames } from '../../shared/dangerous-paths.js';
 import { isInside } from '../../shared/paths.js';
 import { homeSecretPlaces, isSecretPath } from '../../shared/secret-paths.js';
+import { holdsPrivateKey } from './key-content.js';
 
 /** System files that hold password hashes and host keys. */
 const SYSTEM_SECRETS = [
@@ -40,7 +41,8 @@ export function existing(place: string): { path: string; directory: boolean } | 
 /**
  * Finds the secrets to mask: the well-known places in the home directory,
  * the system's password and host key files, and files with secret names
- * (`.env*`, keys, credentials) in the working directories. A working
+ * (`.env*`, keys, credentials) or a private key as their first bytes
+ * (`holdsPrivateKey`) in the working directories. A working
  * directory's walk costs tens of milliseconds in a big project, so it is
  * reused for `WALK_TTL_MS`, and forgotten after every command that could
  * write (`forget`): a read-only command cannot create a secret in the
@@ -83,7 +85,7 @@ export class SecretFinder {
     }).catch(() => []);
     const found = entries
       .map((entry) => path.normalize(entry))
-      .filter((entry) => isSecretPath(entry));
+      .filter((entry) => isSecretPath(entry) || holdsPrivateKey(entry));
     // A secret directory hides what is inside it; keep the outermost only.
     // A file git tracks is no secret from the command (`git show HEAD:.env`),
     // and masking it would make git see it changed, and commit it empty.

@@ -19,6 +19,12 @@ export type SandboxPolicy = {
   visible: string[];
   /** Existing real paths inside writable ones that stay read-only (`.git/hooks`, `.bashrc`). */
   protect: string[];
+  /**
+   * Directories bound read-only whose entries are in `writable`: nothing
+   * new can be made at their top, so a protected path that does not exist
+   * yet (`~/.bash_profile`) stays uncreatable. The home in bypass mode.
+   */
+  sealed: string[];
   /** Existing secrets hidden: a file reads as empty, a directory as an empty read-only one. */
   masks: { path: string; directory: boolean }[];
   /** A private, empty `/tmp` (and `TMPDIR`); `false` only in bypass mode. */

@@ -2,8 +2,11 @@ import { SandboxUnavailableError } from '../../errors.js';
 import { bubblewrapArguments, bubblewrapProblem } from './bubblewrap.js';
 import type { SandboxKind, SandboxOptions, SandboxPolicy, SandboxSetting } from './policy-types.js';
 
-/** A program and its arguments. */
-export type Invocation = { file: string; args: string[] };
+/**
+ * A program and its arguments, and the descriptors it must get as its fd
+ * 3, 4, … in this order (`inherit`; spawn's `stdio` after the first three).
+ */
+export type Invocation = { file: string; args: string[]; inherit: number[] };
 
 /**
  * The port every sandbox program sits behind: whether it works here, and
@@ -29,7 +32,8 @@ export class BubblewrapAdapter implements SandboxAdapter {
   }
 
   wrap(policy: SandboxPolicy, command: readonly string[]): Invocation {
-    return { file: this.program, args: [...bubblewrapArguments(policy), ...command] };
+    const { args, inherit } = bubblewrapArguments(policy);
+    return { file: this.program, args: [...args, ...command], inherit };
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionEngine, type PermissionMode, type PermissionRule } from '@parley/core';
@@ -7,6 +7,7 @@ import { runSandboxTests } from '../../../test/bubblewrap-ready.js';
 import { collect, temporaryDirectory, toolContext } from '../../../test/context.js';
 import { SandboxUnavailableError } from '../../errors.js';
 import { Bash } from '../bash-tool.js';
+import { environmentCaches } from './policy.js';
 import { GIT_ENV } from '../../../test/sandbox-fixtures.js';
 
 let root: { path: string; remove: () => void };
@@ -247,5 +248,28 @@ describe.runIf(runSandboxTests)('sandbox auto-allow', () => {
     expect(await decide('echo x > out.txt', { sandbox: { autoAllow: true, mode: 'off' } })).toBe(
       'ask',
     );
+  });
+});
+
+describe.runIf(runSandboxTests)('caches the environment names', () => {
+  it('are writable for an approved line, as the home caches are (npx sets npm_config_cache)', async () => {
+    const cache = path.join(outside, 'npm-cache');
+    mkdirSync(cache, { recursive: true });
+    const command = 'sh -c \'mkdir -p "$npm_config_cache/_cacache" && echo made\'';
+    const named = new Bash({ cwd: project, env: { HOME: home, npm_config_cache: cache } });
+    expect((await run(named, command)).text).toContain('made');
+    expect(existsSync(path.join(cache, '_cacache'))).toBe(true);
+    const other = path.join(outside, 'not-named');
+    mkdirSync(other);
+    const unnamed = new Bash({ cwd: project, env: { HOME: home, CACHE_LIKE: other } });
+    const refused = await run(unnamed, 'sh -c \'mkdir "$CACHE_LIKE/x" && echo made\'');
+    expect(refused.text).not.toContain('made');
+    expect(existsSync(path.join(other, 'x'))).toBe(false);
+  });
+
+  it('never opens /, a top-level directory, the home or a working directory', () => {
+    const env = { npm_config_cache: '/', XDG_CACHE_HOME: '/usr', YARN_CACHE_FOLDER: root.path };
+    expect(environmentCaches(env, [home, project])).toEqual([]);
+    expect(environmentCaches({ PIP_CACHE_DIR: outside }, [home, project])).toEqual([outside]);
   });
 });

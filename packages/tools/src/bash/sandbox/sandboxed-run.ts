@@ -5,8 +5,9 @@ import { judgeBashReads, type BashReads } from '../read-paths.js';
 import { runCommand, type RunOptions } from '../run-command.js';
 import { resolveTargets, type ShellLocation } from '../target-paths.js';
 import { BlockedWatcher } from './blocked.js';
+import { decisionPermitsWrites } from './decision-limit.js';
 import type { SecretFinder } from './masks.js';
-import { sandboxPolicy } from './policy.js';
+import { environmentCaches, sandboxPolicy } from './policy.js';
 import type { SandboxPolicy } from './policy-types.js';
 import type { CommandSandbox } from './sandbox.js';
 
@@ -51,7 +52,13 @@ export async function* runSandboxed(options: SandboxedRun): AsyncGenerator<ToolC
           location: options.location,
           networkAllow: options.sandbox.networkAllow,
           tmpdir: options.run.env.TMPDIR,
+          env: options.run.env,
           secrets: options.secrets,
+          writes: decisionPermitsWrites(
+            options.context.allowedBy,
+            options.context.permission.mode,
+            options.sandbox.autoAllows(),
+          ),
         });
   const watcher = new BlockedWatcher(options.location.home, policy?.network === false);
   const chunks = runCommand({
@@ -94,11 +101,16 @@ export type PolicyPlace = {
   location: ShellLocation;
   networkAllow: readonly string[];
   tmpdir: string | undefined;
+  /** The command's environment, for the caches it names; none when not given. */
+  env?: Readonly<Record<string, string | undefined>>;
   secrets: SecretFinder;
+  /** Whether the decision that let the command run permits writes (`decisionPermitsWrites`). */
+  writes: boolean;
 };
 
 /**
- * The sandbox policy of a command from its analysis (see `sandboxPolicy`).
+ * The sandbox policy of a command from its analysis and the decision that
+ * let it run (see `sandboxPolicy`).
  * A line that cannot be analysed was a safety ask, so a person approved it:
  * it gets the write policy with nothing named, the least an approved
  * command gets.
@@ -120,6 +132,11 @@ export async function commandPolicy(command: string, place: PolicyPlace): Promis
     mode: permission.mode,
     networkAllow: place.networkAllow,
     tmpdir: place.tmpdir,
+    caches: environmentCaches(place.env ?? {}, [
+      location.home,
+      ...workingDirectories(permission, location.cwd),
+    ]),
     secrets: place.secrets,
+    writes: place.writes,
   });
 }
