@@ -117,6 +117,10 @@ export function parseAuditRecord(value: unknown, sessionId: string): AuditRecord
   if (approver !== null && (typeof approver !== 'string' || approver === '')) {
     throw new InvalidAuditRecordError('approver', 'must be a non-empty string or null');
   }
+  // A store keeps UTF-8: a lone surrogate would read back as U+FFFD, another person's id.
+  if (approver !== null && /[\uD800-\uDFFF]/u.test(approver)) {
+    throw new InvalidAuditRecordError('approver', 'must be well-formed Unicode (a lone surrogate)');
+  }
   const at = requireString(value.at, 'at');
   if (!ISO_PATTERN.test(at) || new Date(at).toISOString() !== at) {
     throw new InvalidAuditRecordError('at', 'must be an ISO timestamp as toISOString() writes it');

@@ -32,6 +32,16 @@ export function registerAuditCases(current: () => SessionStoreHarness): void {
     expect(await store.listAudit(id)).toStrictEqual([asked, edited, confirmed]);
   });
 
+  it('gives back approver ids exactly, whatever their script (astral, combining, RTL)', async () => {
+    const { store } = current();
+    const id = freshSessionId();
+    const records = ['ann\u{1F600}', 'e\u0301ve', '\u05d0\u05d1', 'x\u{10FFFF}'].map(
+      (approver, index) => sampleAudit(id, 'confirmed', { approver, toolCallId: `tc${index}` }),
+    );
+    await store.save(id, sampleState(id), 0, { audit: records });
+    expect(await store.listAudit(id)).toStrictEqual(records);
+  });
+
   it('accepts every documented decision', async () => {
     const { store } = current();
     const id = freshSessionId();
@@ -117,6 +127,10 @@ export function registerAuditCases(current: () => SessionStoreHarness): void {
     ],
     ['has a time that is not ISO', (id) => sampleAudit(id, 'asked', { at: 'yesterday' })],
     ['has an empty tool name', (id) => sampleAudit(id, 'asked', { toolName: '' })],
+    [
+      'names an approver that is not well-formed Unicode',
+      (id) => sampleAudit(id, 'confirmed', { approver: 'eve\ud800' }),
+    ],
   ];
   for (const [what, makeBad] of badRecords) {
     it(`refuses the whole save when a record ${what}`, async () => {
