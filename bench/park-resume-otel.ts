@@ -83,6 +83,7 @@ async function round(variant: Variant): Promise<number[]> {
 const times: Record<Variant, number[]> = { none: [], traces: [], '+metrics': [] };
 for (let i = 0; i < WARMUP; i++) for (const variant of variants) await round(variant);
 let tracedTrips = 0;
+await tracerProvider.forceFlush(); // the warm-up's spans are not counted
 const before = exporter.spans;
 for (let i = 0; i < ROUNDS; i++) {
   // Rotate the order so no variant always runs first after a GC-heavy one.
