@@ -1,5 +1,5 @@
 import type { Attributes, Counter, Histogram, Meter, MeterProvider } from '@opentelemetry/api';
-import { metrics } from '@opentelemetry/api';
+import { ValueType, metrics } from '@opentelemetry/api';
 import type { PermissionDecision } from '../permission/index.js';
 import { INSTRUMENTATION_NAME, attr } from './attributes.js';
 import type { ResumeInfo } from './reply-trace.js';
@@ -54,10 +54,12 @@ function instrumentsOf(meter: Meter): Instruments {
     answers: meter.createCounter(metricNames.answers, {
       description: 'Answers that resumed parked replies, one per answered tool call, by outcome.',
       unit: '{answer}',
+      valueType: ValueType.INT,
     }),
     decisions: meter.createCounter(metricNames.permissionDecisions, {
       description: 'Permission decisions on tool calls, by behavior and the kind of reason.',
       unit: '{decision}',
+      valueType: ValueType.INT,
     }),
   };
 }
