@@ -93,7 +93,9 @@ On any address but a loopback one it starts only with an API key or JWT.
 --config FILE reads the rest from JSON (parley.config.json: db, schema,
 host, port, model, tools, mode, cwd, rateLimit, jwt, leaseMs,
 expireEveryMs, graceMs, bodyLimit, streamAuthCheckMs, streamLimits,
-maxJsonDepth); flags win over the file.
+maxJsonDepth, telemetry); flags win over the file.
+OTEL_EXPORTER_OTLP_ENDPOINT (or the file's telemetry.endpoint) exports
+traces and metrics over OTLP/HTTP (see docs/guides/tracing.md).
 --park-timeout MS: how long a parked reply waits for its answers before it
 expires (default: no limit).
 parley keys: create (the token is printed once), list, revoke API keys in

@@ -6,6 +6,7 @@ import { Toolkit } from '@parley/core';
 import type { ChatArgs } from './args.js';
 import { buildSetup } from './agent-setup.js';
 import { approverName } from './login-name.js';
+import { captureContentWanted } from './telemetry.js';
 import type { Setup } from './agent-setup.js';
 import { runChatLoop } from './chat-loop.js';
 import type { InterruptSource } from './chat-loop.js';
@@ -168,7 +169,13 @@ async function runWithTools(
   const mode = args.mode ?? saved?.mode ?? (resuming ? session.state.permission.mode : 'default');
   const toolkit = new Toolkit(setup.tools);
   await session.start({
-    agent: { name: 'assistant', systemPrompt: setup.systemPrompt, model: setup.model, toolkit },
+    agent: {
+      name: 'assistant',
+      systemPrompt: setup.systemPrompt,
+      model: setup.model,
+      toolkit,
+      telemetry: { captureContent: captureContentWanted(env) },
+    },
     settings: { model: specText, tools: [...toolNames], cwd, mode },
     approver: approverName(env),
   });

@@ -53,9 +53,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     if (command.kind === 'serve') {
       const { runServe } = await import('./serve.js');
-      return await withTelemetry(process.env, () =>
-        runServe(command.args, { write, env: process.env, stopRequested: stopSignal() }),
-      );
+      // It starts the SDK itself, once its config file is read.
+      return await runServe(command.args, { write, env: process.env, stopRequested: stopSignal() });
     }
     if (command.kind === 'keys') {
       const { runKeys } = await import('./keys.js');

@@ -39,6 +39,7 @@ describe('parley.config.json', () => {
       expireEveryMs: 1_000,
       graceMs: 5_000,
       bodyLimit: 65_536,
+      telemetry: { endpoint: 'http://otel.example:4318', captureContent: true },
     });
     const config = await loadServeConfig(path);
     expect(config.cwd).toBe(join(folder, 'work'));
@@ -64,6 +65,7 @@ describe('parley.config.json', () => {
       expireEveryMs: 1_000,
       graceMs: 5_000,
       bodyLimit: 65_536,
+      telemetry: { endpoint: 'http://otel.example:4318', captureContent: true },
     });
     expect(mergeServeSettings(config, {}).tools).toBe('read,grep');
     expect(policyRules(settings.rules)).toEqual([
@@ -88,6 +90,12 @@ describe('parley.config.json', () => {
     await expect(
       loadServeConfig(configFile('jwt.json', { jwt: { key: 's', jwksUrl: 'https://x.test/k' } })),
     ).rejects.toThrow(/exactly one of "key" and "jwksUrl"/);
+    await expect(
+      loadServeConfig(configFile('otel.json', { telemetry: { endpoint: 'grpc://c:4317' } })),
+    ).rejects.toThrow(/telemetry\.endpoint/);
+    await expect(
+      loadServeConfig(configFile('otel-typo.json', { telemetry: { capture: true } })),
+    ).rejects.toThrow(UsageError);
   });
 
   it('takes --db and --config on serve and keys, and refuses --db with --data', () => {

@@ -77,6 +77,17 @@ export const serveConfigSchema = z.strictObject({
     })
     .optional(),
   maxJsonDepth: z.number().int().positive().optional(),
+  /**
+   * OpenTelemetry: `endpoint` (an OTLP/HTTP base URL, as
+   * `OTEL_EXPORTER_OTLP_ENDPOINT`, which wins when set) switches the SDK
+   * on; `captureContent` puts prompts, tool inputs and results on spans.
+   */
+  telemetry: z
+    .strictObject({
+      endpoint: z.url({ protocol: /^https?$/ }).optional(),
+      captureContent: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 /**

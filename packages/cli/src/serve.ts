@@ -13,6 +13,7 @@ import { serveLogger } from './serve-logger.js';
 import { defaultModelSpec, demoSpec, parseModelChoice } from './model-spec.js';
 import { openBackend } from './serve-backend.js';
 import { loadServeConfig, mergeServeSettings, policyRules } from './serve-config.js';
+import { captureContentWanted, withTelemetry } from './telemetry.js';
 import type { ServeSettings } from './serve-config.js';
 import { builtInToolNames, parseToolList } from './tool-set.js';
 
@@ -70,9 +71,19 @@ function authenticator(
  * Resolves to the exit code.
  */
 export async function runServe(args: ServeArgs, environment: ServeEnvironment): Promise<number> {
-  const { write, env } = environment;
+  const { env } = environment;
   const config = args.config === undefined ? {} : await loadServeConfig(args.config);
   const settings = mergeServeSettings(config, args);
+  // Started here, not around the command: the config file may switch it on.
+  return await withTelemetry(env, () => serve(args, settings, environment), settings.telemetry);
+}
+
+async function serve(
+  args: ServeArgs,
+  settings: ServeSettings,
+  environment: ServeEnvironment,
+): Promise<number> {
+  const { write, env } = environment;
   const cwd = resolve(settings.cwd ?? process.cwd());
   if ((await stat(cwd).catch(() => undefined))?.isDirectory() !== true) {
     throw new UsageError(`--cwd ${cwd} is not a directory.`);
@@ -128,6 +139,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
           rules: policyRules(settings.rules),
         },
         ...(args.parkTimeout === undefined ? {} : { parkTimeout: args.parkTimeout }),
+        telemetry: { captureContent: captureContentWanted(env, settings.telemetry) },
       },
       authenticate: authenticator(token, login, log, settings.jwt),
       logger: serveLogger(),

@@ -1,7 +1,8 @@
 // `parley serve` with OTEL_EXPORTER_OTLP_ENDPOINT set exports its spans over
 // OTLP/HTTP: a receiver on 127.0.0.1 takes the requests the Node SDK sends
 // (OTLP JSON, as OTEL_EXPORTER_OTLP_PROTOCOL=http/json asks) and the test
-// reads the trace of a reply that parks, is confirmed and resumes.
+// reads the trace of a reply that parks, is confirmed and resumes, and the
+// metrics it recorded (sent with the spans when the SDK shuts down).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -25,9 +26,25 @@ type OtlpSpan = {
   events?: { name: string }[];
 };
 type OtlpRequest = { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
+type OtlpPoint = {
+  attributes?: OtlpAttribute[];
+  asInt?: string | number;
+  asDouble?: number;
+  count?: string | number;
+};
+type OtlpMetric = {
+  name: string;
+  unit?: string;
+  sum?: { dataPoints?: OtlpPoint[] };
+  histogram?: { dataPoints?: OtlpPoint[] };
+};
+type OtlpMetricsRequest = {
+  resourceMetrics?: { scopeMetrics?: { metrics?: OtlpMetric[] }[] }[];
+};
 
 const data = mkdtempSync(join(tmpdir(), 'parley-tracing-'));
 const received: OtlpSpan[] = [];
+const metrics: OtlpMetric[] = [];
 const paths: string[] = [];
 let receiver: Server | undefined;
 let node: ServeNode | undefined;
@@ -44,7 +61,14 @@ function takeSpans(body: string): void {
   }
 }
 
-describe('parley serve exports traces over OTLP/HTTP', () => {
+function takeMetrics(body: string): void {
+  const parsed = JSON.parse(body) as OtlpMetricsRequest;
+  for (const resource of parsed.resourceMetrics ?? []) {
+    for (const scope of resource.scopeMetrics ?? []) metrics.push(...(scope.metrics ?? []));
+  }
+}
+
+describe('parley serve exports traces and metrics over OTLP/HTTP', () => {
   beforeAll(async () => {
     receiver = createServer((request, response) => {
       let body = '';
@@ -52,6 +76,7 @@ describe('parley serve exports traces over OTLP/HTTP', () => {
       request.on('end', () => {
         paths.push(request.url ?? '');
         if (request.url === '/v1/traces') takeSpans(body);
+        if (request.url === '/v1/metrics') takeMetrics(body);
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -62,7 +87,6 @@ describe('parley serve exports traces over OTLP/HTTP', () => {
       PARLEY_DEMO_PACE_MS: '1',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_METRICS_EXPORTER: 'none',
       OTEL_LOGS_EXPORTER: 'none',
       OTEL_SERVICE_NAME: 'parley-test',
     });
@@ -127,5 +151,24 @@ describe('parley serve exports traces over OTLP/HTTP', () => {
       .filter((span) => span.parentSpanId === resumed.spanId)
       .map((span) => span.name);
     expect(resumedChildren.some((name) => name.startsWith('execute_tool '))).toBe(true);
+
+    expect(paths).toContain('/v1/metrics');
+    const metric = (name: string) => metrics.filter((found) => found.name === name);
+    const answers = metric('parley.reply.answers').flatMap((found) => found.sum?.dataPoints ?? []);
+    expect(
+      answers.map((point) => [
+        value(point.attributes, 'parley.answer.outcome'),
+        Number(point.asInt ?? point.asDouble),
+      ]),
+    ).toContainEqual(['confirmed', 1]);
+    const parkedTime = metric('parley.reply.parked.duration');
+    expect(parkedTime[0]?.unit).toBe('s');
+    expect(Number(parkedTime[0]?.histogram?.dataPoints?.[0]?.count)).toBe(1);
+    const decisions = metric('parley.permission.decisions').flatMap(
+      (found) => found.sum?.dataPoints ?? [],
+    );
+    expect(
+      decisions.map((point) => value(point.attributes, 'parley.permission.reason_kind')),
+    ).toContain('user');
   }, 60_000);
 });

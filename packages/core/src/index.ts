@@ -16,7 +16,8 @@ export {
   INSTRUMENTATION_NAME,
   PARKED_EVENT,
   fromTraceParent,
+  metricNames,
   toTraceParent,
   traceAttributes,
 } from './telemetry/index.js';
-export type { TelemetryOptions } from './telemetry/index.js';
+export type { AnswerOutcome, TelemetryOptions } from './telemetry/index.js';

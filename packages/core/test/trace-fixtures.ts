@@ -72,6 +72,14 @@ export function writeTool(ran: string[], name = 'write_file') {
   });
 }
 
+/** A tool run outside the agent: the reply parks until its result is sent in. */
+export const deployTool = tool({
+  name: 'deploy',
+  description: 'Deploy a service (run by the caller).',
+  input: z.object({ service: z.string() }),
+  external: true,
+});
+
 /** Agents over one scripted model and a hand-moved clock, each from a JSON round trip of a state. */
 export function scenario(
   steps: ScriptedStep[],
@@ -89,7 +97,7 @@ export function scenario(
   const make = (state?: AgentState): Agent =>
     new Agent({
       model,
-      toolkit: new Toolkit([writeTool(ran), writeTool(ran, 'move_file'), AskUser]),
+      toolkit: new Toolkit([writeTool(ran), writeTool(ran, 'move_file'), AskUser, deployTool]),
       clock: () => new Date(at),
       telemetry: { tracer },
       ...extra,

@@ -24,8 +24,8 @@ import { agentTexts } from './texts.js';
 import { compose, hooksOf, needsCopies } from './middleware.js';
 import type { Middleware, ModelCallContext } from './middleware.js';
 import type { ChatChunk } from '../model/index.js';
-import { ReplyTrace, traceSettings } from '../telemetry/index.js';
-import { resumeInfo } from './trace-plan.js';
+import { ReplyMetrics, ReplyTrace, traceSettings } from '../telemetry/index.js';
+import { answerOutcomes, resumeInfo } from './trace-plan.js';
 
 /** A thrown value as an Error (models may throw anything). */
 function asError(value: unknown): Error {
@@ -125,6 +125,7 @@ export class Agent {
       logger: options.logger ?? silentLogger,
       checkpoint: withParkDeadline(options.checkpoint, this.expiry),
       trace: traceSettings(options.telemetry),
+      metrics: new ReplyMetrics(options.telemetry?.meter),
     };
   }
 
@@ -195,7 +196,10 @@ export class Agent {
     return result;
   }
 
-  /** The spans of a run that opens or goes on with a reply (none for an idle interrupt). */
+  /**
+   * The spans of a run that opens or goes on with a reply (none for an idle
+   * interrupt); a resume's metrics are recorded here too.
+   */
   private startTrace(
     plan: ReplyPlan | ExpirePlan,
     approver: string | undefined,
@@ -204,6 +208,9 @@ export class Agent {
     const reply = this.current.reply;
     // `parkedAt` is stamped by the system clock, so the wait is measured by it too.
     const resume = resumeInfo(this.current, plan, approver, new Date());
+    if (resume !== undefined) {
+      this.deps.metrics.resumed(this.name, resume, answerOutcomes(this.current, plan));
+    }
     return new ReplyTrace(
       this.deps.trace,
       {

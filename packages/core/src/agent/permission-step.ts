@@ -113,10 +113,13 @@ export async function evaluateCall(
   } catch (error) {
     // A permission check that fails never allows: the call gets an error
     // result, like a tool that throws, and the loop goes on.
-    traced?.(error instanceof Error ? error : new Error(String(error)));
+    const failure = error instanceof Error ? error : new Error(String(error));
+    traced?.(failure);
+    run.deps.metrics.decided(run.deps.agentName, call.name, failure, confirmedByUser);
     const text = error instanceof Error ? error.message : String(error);
     return { ok: false, events: [...closeCall(run, call, text, 'error')] };
   }
   traced?.(decision);
+  run.deps.metrics.decided(run.deps.agentName, call.name, decision, confirmedByUser);
   return { ok: true, evaluated: { tool, input, decision } };
 }

@@ -9,7 +9,7 @@ import type { AgentState, ReplyState } from '../state/index.js';
 import { InvalidStateError } from '../errors/index.js';
 import { newId } from '../util/ids.js';
 import type { Checkpoint, CheckpointReason } from './options.js';
-import type { ReplyTrace, TraceSettings } from '../telemetry/index.js';
+import type { ReplyMetrics, ReplyTrace, TraceSettings } from '../telemetry/index.js';
 import type { Middleware, ModelCallContext, RunInfo } from './middleware.js';
 import type { Resolved } from './permission-step.js';
 
@@ -32,6 +32,8 @@ export type RunDependencies = {
   checkpoint: Checkpoint | undefined;
   /** The tracer and content setting of the run's spans. */
   trace: TraceSettings;
+  /** The reply metrics (no-ops without an SDK). */
+  metrics: ReplyMetrics;
 };
 
 /**
