@@ -10,10 +10,11 @@
  */
 export function summarize(result, status) {
   const skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
-  const failedFiles = Math.max(
-    result.numFailedTestSuites ?? 0,
-    (result.testResults ?? []).filter((file) => file.status === 'failed').length,
-  );
+  // Files, from the files: vitest's numFailedTestSuites also counts the
+  // describe blocks of a failed file. It is only the fallback.
+  const failedFiles = Array.isArray(result.testResults)
+    ? result.testResults.filter((file) => file.status === 'failed').length
+    : (result.numFailedTestSuites ?? 0);
   const failedTests = result.numFailedTests ?? 0;
   const lines = [
     `Tests: ${result.numPassedTests ?? 0} passed, ${failedTests} failed, ${skipped} skipped; test files: ${failedFiles} failed`,

@@ -30,6 +30,20 @@ describe('the closing line of npm test', () => {
     expect(summarize(report, 1).lines[0]).toContain('test files: 2 failed');
   });
 
+  it('counts a failed file once, though vitest counts its describe block as a suite too', () => {
+    const oneFile = {
+      numTotalTests: 3,
+      numPassedTests: 2,
+      numFailedTests: 1,
+      numFailedTestSuites: 2,
+      testResults: [{ status: 'failed' }, { status: 'passed' }],
+    };
+    expect(summarize(oneFile, 1)).toEqual({
+      lines: ['Tests: 2 passed, 1 failed, 0 skipped; test files: 1 failed'],
+      status: 1,
+    });
+  });
+
   it('a failure the report counts fails the run, even if vitest exited 0', () => {
     expect(summarize({ ...brokenSetup, numFailedTestSuites: 0 }, 0).status).toBe(1);
   });
