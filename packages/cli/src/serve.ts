@@ -7,7 +7,7 @@ import { apiKeyAuth, bearerToken, createServer, jwtAuth } from '@parley/server';
 import type { ApiKeyStore, Authenticate, JwtAuthOptions, Principal } from '@parley/server';
 import type { ServeArgs } from './args.js';
 import { UsageError } from './args.js';
-import { buildSetup } from './agent-setup.js';
+import { buildSetup, serverKey } from './agent-setup.js';
 import { approverName } from './login-name.js';
 import { serveLogger } from './serve-logger.js';
 import { defaultModelSpec, demoSpec, parseModelChoice } from './model-spec.js';
@@ -106,7 +106,7 @@ export async function runServe(args: ServeArgs, environment: ServeEnvironment): 
       parseModelChoice(spec),
       toolNames,
       cwd,
-      'serve',
+      serverKey(settings),
       env,
       settings.tools !== undefined,
     );
