@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  browserDescribe,
   createKey,
   expectFreshBuild,
   expectAccessible,
@@ -92,7 +93,9 @@ async function tabTo(page: Page, name: string): Promise<void> {
   expect(await focused(page), `Tab never reached ${name}`).toBe(name);
 }
 
-describe('the web UI in Chromium', () => {
+const suite = browserDescribe('the browser tests of the web UI (the web UI in Chromium)');
+
+suite('the web UI in Chromium', () => {
   beforeAll(async () => {
     // The server serves packages/server/dist/public: build it from this source.
     expectFreshBuild();
