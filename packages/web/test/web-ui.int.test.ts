@@ -181,6 +181,8 @@ suite('the web UI in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Send answers' }).click();
     await page.getByText('You chose: Tags; HTML + EPUB.').waitFor();
+    await transcript.getByText(`Result sent by ${server().login}`).waitFor();
+    await transcript.getByText(`Answered by ${server().login}`, { exact: true }).waitFor();
 
     const side = page.getByRole('complementary', { name: 'Permissions and audit' });
     await side.getByText('Always allow every write_note call in this session').waitFor();

@@ -31,6 +31,16 @@ describe('the decisions of the audit trail', () => {
       record('c', 'confirmed', 'bob'),
       record('d', 'denied_by_mode', null, { reason: 'plan mode' }),
       record('e', 'interrupted', null),
+      {
+        ...record('f', 'executed', 'ada', { external: true, state: 'success' }),
+        toolName: 'AskUser',
+      },
+      {
+        ...record('g', 'executed', 'ada', { external: true, state: 'interrupted' }),
+        toolName: 'AskUser',
+      },
+      record('h', 'executed', 'ada', { external: true, state: 'error' }),
+      record('i', 'executed', null),
     ]);
     expect(decisions.get('a')).toEqual({ verdict: 'denied', by: 'ada', reason: 'keep my notes' });
     expect(decisions.get('b')).toEqual({
@@ -46,6 +56,9 @@ describe('the decisions of the audit trail', () => {
       'Allowed by bob',
       'Denied by a rule or the mode: plan mode',
       'Interrupted',
+      'Answered by ada',
+      'Skipped by ada',
+      'Error reported by ada',
     ]);
   });
 });

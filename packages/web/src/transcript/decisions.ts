@@ -8,7 +8,16 @@ type Record_ = Record<string, unknown>;
  * (`ran`).
  */
 export type CallDecision = {
-  verdict: 'allowed' | 'always allowed' | 'edited' | 'denied' | 'result sent' | 'dismissed';
+  verdict:
+    | 'allowed'
+    | 'always allowed'
+    | 'edited'
+    | 'denied'
+    | 'answered'
+    | 'skipped'
+    | 'result sent'
+    | 'error reported'
+    | 'dismissed';
   by: string | null;
   reason?: string;
   proposed?: string;
@@ -62,9 +71,21 @@ export function decisionsOf(records: readonly Record_[]): Map<string, CallDecisi
         decisions.set(id, { verdict: 'denied', by, ...(reason === undefined ? {} : { reason }) });
         break;
       }
-      case 'executed':
-        if (field(detail, 'external') === true) decisions.set(id, { verdict: 'result sent', by });
+      case 'executed': {
+        if (field(detail, 'external') !== true) break;
+        const state = field(detail, 'state');
+        const askUser = record['toolName'] === 'AskUser';
+        const verdict =
+          state === 'error'
+            ? 'error reported'
+            : askUser
+              ? state === 'interrupted'
+                ? 'skipped'
+                : 'answered'
+              : 'result sent';
+        decisions.set(id, { verdict, by });
         break;
+      }
       case 'interrupted':
         if (known === undefined) decisions.set(id, { verdict: 'dismissed', by });
         break;
@@ -82,9 +103,7 @@ export function decisionLine(decision: CallDecision): string {
   const verdict =
     decision.verdict === 'edited'
       ? 'Edited and allowed'
-      : decision.verdict === 'result sent'
-        ? 'Result sent'
-        : decision.verdict.charAt(0).toUpperCase() + decision.verdict.slice(1);
+      : decision.verdict.charAt(0).toUpperCase() + decision.verdict.slice(1);
   const reason = decision.reason === undefined ? '' : `: ${decision.reason}`;
   return `${verdict} by ${who}${reason}`;
 }
