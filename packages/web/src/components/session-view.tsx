@@ -196,6 +196,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
     const text = message.trim();
     if (text === '') return;
     setSendError(undefined);
+    setLastAnswer(undefined);
     const waitingNow = cardsRef.current.filter((card) => card.answered === undefined);
     // Shown at once, above the reply it starts; taken back if the server refuses it.
     const local = { kind: 'user' as const, id: `local-${Date.now()}`, name: 'you', text };
