@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AskUser } from '@parley/core';
 import type { AnyTool, ChatModel } from '@parley/core';
 import { commandsModel, commandsSystemPrompt, commandsTools } from './commands-script.js';
@@ -14,6 +15,23 @@ import type { BuiltInToolName } from './tool-set.js';
 const systemPrompt = (cwd: string): string =>
   `You are a helpful assistant working in ${cwd}. Use the tools when they help; ` +
   'the user is asked before anything with side effects runs. When a decision is theirs, ask with AskUser.';
+
+/**
+ * The key of a server's scripted notes folder: one per place its sessions
+ * live (the SQLite file of `data`, or the Postgres URL and schema), so two
+ * servers never write each other's notes, and a restart finds its own.
+ */
+export function serverKey(place: {
+  data?: string | undefined;
+  db?: string | undefined;
+  schema?: string | undefined;
+}): string {
+  const where =
+    place.db === undefined
+      ? `sqlite:${join(resolve(place.data ?? '.parley'), 'parley.sqlite')}`
+      : `postgres:${place.db}#${place.schema ?? ''}`;
+  return `serve-${createHash('sha256').update(where).digest('hex').slice(0, 16)}`;
+}
 
 /** What an agent of the command is made of: its model, tools, system prompt, and lines to show about them. */
 export type Setup = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError, parseCommandLine } from './args.js';
+import { UsageError, keysUsage, parseCommandLine, serveUsage, usage } from './args.js';
 import { InvalidModelSpecError } from '@parley/models';
 import {
   ModelSpecError,
@@ -37,8 +37,21 @@ describe('command line', () => {
       },
     });
     expect(parseCommandLine(['chat'])).toEqual({ kind: 'chat', args: {} });
-    expect(parseCommandLine([])).toEqual({ kind: 'help' });
-    expect(parseCommandLine(['chat', '-h'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine([])).toEqual({ kind: 'help', text: usage });
+    expect(parseCommandLine(['chat', '-h'])).toEqual({ kind: 'help', text: usage });
+  });
+
+  it('gives each command its own help', () => {
+    expect(parseCommandLine(['serve', '--help'])).toEqual({ kind: 'help', text: serveUsage });
+    expect(parseCommandLine(['serve', '-h', '--port', '0'])).toEqual({
+      kind: 'help',
+      text: serveUsage,
+    });
+    expect(parseCommandLine(['help', 'serve'])).toEqual({ kind: 'help', text: serveUsage });
+    expect(parseCommandLine(['keys', '--help'])).toEqual({ kind: 'help', text: keysUsage });
+    expect(serveUsage).toMatch(/^Usage: parley serve /);
+    expect(serveUsage).toContain('--park-timeout MS');
+    expect(serveUsage).not.toContain('--session');
   });
 
   it('reads serve and keys', () => {

@@ -52,7 +52,7 @@ export type Command =
   | { kind: 'chat'; args: ChatArgs }
   | { kind: 'serve'; args: ServeArgs }
   | { kind: 'keys'; args: KeysArgs }
-  | { kind: 'help' };
+  | { kind: 'help'; text: string };
 
 /** A command line that cannot be run; the message says what to change. */
 export class UsageError extends Error {
@@ -104,6 +104,56 @@ the same --data folder or --db database.
 Keys: Ctrl-C while the model answers interrupts the reply; Ctrl-C at a
 prompt leaves the reply parked, saves the session and exits.`;
 
+/** The help of `parley serve` (`parley serve --help`, `parley help serve`). */
+export const serveUsage = `Usage: parley serve [--model SPEC] [--mode MODE] [--tools LIST] [--cwd DIR]
+                    [--host HOST] [--port PORT] [--data DIR | --db URL]
+                    [--config FILE] [--park-timeout MS]
+
+The agent as an HTTP service with a web UI (see docs/guides/serving.md). It
+prints the web UI's address with a login token, and keeps its sessions,
+events and API keys in DIR/parley.sqlite, or in Postgres with --db.
+
+Options:
+  --model SPEC     ${modelSpecForms.join('\n                   ')}
+                   (default: the first provider with an API key in the
+                   environment; without one, give --model scripted:demo)
+  --mode MODE      permission mode: ${permissionModes.join(', ')} (default: default)
+  --tools LIST     built-in tools: all, none, or a list of ${builtInToolNames.join(',')}
+                   (default: all; AskUser is always on)
+  --cwd DIR        the directory the tools work in (default: the current one)
+  --host HOST      the address to listen on (default: 127.0.0.1); on any
+                   address but a loopback one it starts only with an API key
+                   or JWT
+  --port PORT      the port (default: 8787; 0 picks a free one)
+  --data DIR       the folder of parley.sqlite (default: .parley)
+  --db URL         postgres://…: one database shared by every node on it
+  --config FILE    the rest from JSON (parley.config.json: db, schema, host,
+                   port, model, tools, mode, cwd, rateLimit, jwt, leaseMs,
+                   expireEveryMs, graceMs, bodyLimit, streamAuthCheckMs,
+                   streamLimits, maxJsonDepth); flags win over the file
+  --park-timeout MS  how long a parked reply waits for its answers before it
+                   expires (default: no limit)
+  -h, --help       show this help
+
+API keys: parley keys create PRINCIPAL [--role approver] | keys list | keys revoke ID`;
+
+/** The help of `parley keys`. */
+export const keysUsage = `Usage: parley keys create PRINCIPAL [--role approver]
+       parley keys list
+       parley keys revoke ID
+                    [--data DIR | --db URL | --config FILE]
+
+API keys of \`parley serve\`: create prints the token once; list shows them;
+revoke stops one working. Keys live in the same --data folder or --db
+database as the server's sessions.`;
+
+/** The help for `command` (the general help for chat or none). */
+function helpFor(command: string | undefined): Command {
+  if (command === 'serve') return { kind: 'help', text: serveUsage };
+  if (command === 'keys') return { kind: 'help', text: keysUsage };
+  return { kind: 'help', text: usage };
+}
+
 function isMode(value: string): value is PermissionMode {
   return permissionModes.some((mode) => mode === value);
 }
@@ -137,10 +187,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
-  if (values.help === true) return { kind: 'help' };
   const [command, ...extra] = positionals;
-  if (command === undefined) return { kind: 'help' };
-  if (command === 'help') return { kind: 'help' };
+  if (values.help === true) return helpFor(command);
+  if (command === undefined) return helpFor(undefined);
+  if (command === 'help') return helpFor(extra[0]);
   const foreign = (names: string[]): void => {
     const given = names.find((name) => name in values);
     if (given !== undefined) {

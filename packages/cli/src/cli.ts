@@ -1,5 +1,5 @@
 import { TelemetryConfigError, withTelemetry } from './telemetry.js';
-import { parseCommandLine, usage, UsageError } from './args.js';
+import { parseCommandLine, UsageError } from './args.js';
 import type { InterruptSource } from './chat-loop.js';
 import { ParleyError } from '@parley/core';
 import { ModelSpecError } from './model-spec.js';
@@ -48,7 +48,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   try {
     const command = parseCommandLine(argv);
     if (command.kind === 'help') {
-      write(`${usage}\n`);
+      write(`${command.text}\n`);
       return 0;
     }
     if (command.kind === 'serve') {

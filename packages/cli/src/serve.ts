@@ -7,7 +7,7 @@ import { apiKeyAuth, bearerToken, createServer, jwtAuth } from '@parley/server';
 import type { ApiKeyStore, Authenticate, JwtAuthOptions, Principal } from '@parley/server';
 import type { ServeArgs } from './args.js';
 import { UsageError } from './args.js';
-import { buildSetup } from './agent-setup.js';
+import { buildSetup, serverKey } from './agent-setup.js';
 import { approverName } from './login-name.js';
 import { serveLogger } from './serve-logger.js';
 import { defaultModelSpec, demoSpec, parseModelChoice } from './model-spec.js';
@@ -117,7 +117,7 @@ async function serve(
       parseModelChoice(spec),
       toolNames,
       cwd,
-      'serve',
+      serverKey(settings),
       env,
       settings.tools !== undefined,
     );

@@ -3,13 +3,13 @@
 // screenshots into test/screenshots/ (git-ignored).
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { describe, expect } from 'vitest';
 
 /** The newest modification time of the files under `folder` that go into the build, in milliseconds. */
 function newest(folder: string): number {
@@ -47,6 +47,28 @@ export function expectFreshBuild(): void {
 
 /** Debian's `chromium` package (installed by .ci/services). */
 export const chromiumPath = '/usr/bin/chromium';
+
+/**
+ * Why the browser tests skip here, or undefined when they run: they skip
+ * when Chromium is missing, except in CI (`CI` set), where they must run
+ * (and fail if it is missing), as the tmux tests of the CLI do.
+ */
+export function browserSkipReason(
+  env: NodeJS.ProcessEnv,
+  installed: boolean,
+  path = chromiumPath,
+): string | undefined {
+  if (installed || env['CI'] !== undefined) return undefined;
+  return `Chromium is not at ${path} (apt-get install -y chromium; in CI these tests run)`;
+}
+
+/** `describe` for a browser suite, or `describe.skip` with the reason printed. */
+export function browserDescribe(suite: string): typeof describe | typeof describe.skip {
+  const reason = browserSkipReason(process.env, existsSync(chromiumPath));
+  if (reason === undefined) return describe;
+  console.log(`Skipping ${suite}: ${reason}.`);
+  return describe.skip;
+}
 
 const parleySource = fileURLToPath(new URL('../../cli/test/parley-source.js', import.meta.url));
 const parley = ['--conditions=@parley/source', parleySource];

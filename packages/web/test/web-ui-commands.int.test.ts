@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   expectAccessible,
   expectFreshBuild,
   launchChromium,
   startServe,
   stopServe,
+  browserDescribe,
 } from './browser.js';
 import type { Served } from './browser.js';
 
@@ -62,7 +63,11 @@ async function statusOf(id: string): Promise<string> {
   return body.status;
 }
 
-describe('the web UI with scripted commands', () => {
+const suite = browserDescribe(
+  'the browser tests of the web UI (the web UI with scripted commands)',
+);
+
+suite('the web UI with scripted commands', () => {
   beforeAll(async () => {
     expectFreshBuild();
     served = await startServe(data, 1, 0, 'scripted:commands');

@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  browserDescribe,
   createKey,
   expectFreshBuild,
   expectAccessible,
@@ -92,7 +93,9 @@ async function tabTo(page: Page, name: string): Promise<void> {
   expect(await focused(page), `Tab never reached ${name}`).toBe(name);
 }
 
-describe('the web UI in Chromium', () => {
+const suite = browserDescribe('the browser tests of the web UI (the web UI in Chromium)');
+
+suite('the web UI in Chromium', () => {
   beforeAll(async () => {
     // The server serves packages/server/dist/public: build it from this source.
     expectFreshBuild();
@@ -140,6 +143,15 @@ describe('the web UI in Chromium', () => {
     await deletion.getByRole('textbox', { name: 'Reason' }).fill('keep my notes');
     await deletion.getByRole('button', { name: 'Send denial' }).click();
     await page.getByText('Your reason reached me: "keep my notes"').waitFor();
+    // The denial, its reason and who gave it: in the transcript (not in green) and the audit trail.
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    const denial = transcript.getByText(`Denied by ${server().login}: keep my notes`);
+    await denial.waitFor();
+    expect(await denial.getAttribute('class')).toContain('decision-denied');
+    await page
+      .getByRole('complementary', { name: 'Permissions and audit' })
+      .getByText('“keep my notes”', { exact: false })
+      .waitFor();
 
     const todo = page.getByRole('group', { name: /^write_note: .*todo\.md/ });
     await todo.getByText('Always allow every write_note call in this session').waitFor();
@@ -169,15 +181,12 @@ describe('the web UI in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Send answers' }).click();
     await page.getByText('You chose: Tags; HTML + EPUB.').waitFor();
+    await transcript.getByText(`Result sent by ${server().login}`).waitFor();
+    await transcript.getByText(`Answered by ${server().login}`, { exact: true }).waitFor();
 
     const side = page.getByRole('complementary', { name: 'Permissions and audit' });
     await side.getByText('Always allow every write_note call in this session').waitFor();
-    await side
-      .getByText('allowed by_rule', { exact: false })
-      .or(side.getByText('allowed_by_rule'))
-      .first()
-      .waitFor()
-      .catch(() => undefined);
+    await side.getByText('allowed by rule', { exact: false }).first().waitFor();
     await expectAccessible(page, 'a finished session');
     await saveScreenshots(page, 'session');
     expect([...hosts]).toEqual([server().url]);
@@ -193,7 +202,10 @@ describe('the web UI in Chromium', () => {
     await dialog.getByRole('textbox', { name: 'path' }).fill('');
     await dialog.getByRole('textbox', { name: 'content' }).fill('Edited in the browser.');
     await dialog.getByRole('button', { name: 'Allow edited' }).click();
-    await dialog.getByRole('alert').waitFor();
+    await dialog.getByRole('alert').getByText('Fix this field before sending: path.').waitFor();
+    // The problem in words next to its field, which takes the focus.
+    await dialog.getByText('Fill this in: it cannot be empty.').waitFor();
+    await expectFocus(page, 'path');
     expect(await auditOf(id)).not.toContainEqual(
       expect.objectContaining({ decision: 'input_edited' }),
     );
@@ -205,6 +217,14 @@ describe('the web UI in Chromium', () => {
     expect(await auditOf(id)).toContainEqual(
       expect.objectContaining({ decision: 'input_edited', approver: server().login }),
     );
+    // The transcript shows the input that ran, and the model's proposal as a diff.
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    const edited = transcript.getByText(`Edited and allowed by ${server().login}`);
+    await edited.click();
+    const diff = transcript.getByRole('figure', {
+      name: "Changes to the model's proposal, as edited",
+    });
+    expect(await diff.textContent()).toContain('+   "content": "Edited in the browser."');
   }, 60_000);
 
   it('shows the same waiting call after a reload, and "answered by" in a second tab once the first answers', async () => {
@@ -220,14 +240,24 @@ describe('the web UI in Chromium', () => {
     const reloaded = (await page.getByRole('list', { name: 'Transcript' }).textContent()) ?? '';
     expect(reloaded.split('First, a note.')).toHaveLength(2);
     expect(await page.getByText('hello', { exact: true }).count()).toBe(1);
+    // The person's message, labelled "you" after a reload too, above the reply it started.
+    expect(reloaded).not.toContain('user');
+    expect(reloaded.indexOf('youhello')).toBeGreaterThanOrEqual(0);
+    expect(reloaded.indexOf('hello')).toBeLessThan(reloaded.indexOf('First, a note.'));
+    await page.getByRole('list', { name: 'Transcript' }).getByText('waiting for you').waitFor();
 
     const other = await newPage();
     await other.goto(`${server().url}/?token=${server().token}#/sessions/${id}`);
     const mirrored = other.getByRole('group', { name: /^write_note: / });
     await mirrored.getByRole('button', { name: 'Allow', exact: true }).waitFor();
     await note.getByRole('button', { name: 'Allow', exact: true }).click();
-    await mirrored.getByText(`Answered by ${server().login}: allowed`).waitFor();
-    expect(await mirrored.getByRole('button', { name: 'Allow', exact: true }).count()).toBe(0);
+    // The answered card leaves "Waiting for you"; the page says who answered.
+    await other.getByRole('status').getByText(`Answered by ${server().login}: allowed`).waitFor();
+    expect(await mirrored.count()).toBe(0);
+    await other
+      .getByRole('list', { name: 'Transcript' })
+      .getByText(`Allowed by ${server().login}`)
+      .waitFor();
     await other.getByText('The note is written.').waitFor();
   }, 60_000);
 
@@ -287,8 +317,13 @@ describe('the web UI in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByText('Your reason reached me: "typed, not clicked"').waitFor();
 
-    await page.getByRole('group', { name: /^write_note: .*todo\.md/ }).waitFor();
-    await expectFocus(page, 'Allow');
+    // Right after a denial the next card takes the focus, not its "Allow":
+    // a second Enter approves nothing.
+    const todo = page.getByRole('group', { name: /^write_note: .*todo\.md/ });
+    await todo.waitFor();
+    await expect.poll(() => focused(page), { timeout: 30_000 }).toMatch(/^write_note: .*todo\.md/);
+    await page.keyboard.press('Enter');
+    expect(await todo.getByRole('button', { name: 'Allow', exact: true }).count()).toBe(1);
     await tabTo(page, 'Always allow');
     await page.keyboard.press('Enter');
 
@@ -381,6 +416,11 @@ describe('the web UI in Chromium', () => {
     try {
       const page = await newPage();
       await startSession(page, slow);
+      // The message shows at once, labelled "you", above the reply it started.
+      const entries = page.getByRole('list', { name: 'Transcript' }).getByRole('listitem');
+      await page.getByText('working…').waitFor();
+      expect(await entries.first().textContent()).toBe('youhello');
+      expect(await entries.count()).toBe(2);
       await page.getByRole('button', { name: 'Stop' }).click();
       await page.getByText('Stopped.').waitFor();
       await expect

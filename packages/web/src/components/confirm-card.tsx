@@ -6,6 +6,7 @@ import { Countdown } from './countdown.js';
 import { ruleInWords } from './rule-words.js';
 import { SchemaForm } from './schema-form.js';
 import { inputObject, inputSummary, ToolInputView } from './tool-input-view.js';
+import { answeredClass } from './answered-class.js';
 
 /** Props of `ConfirmCard`. */
 export type ConfirmCardProps = {
@@ -82,6 +83,8 @@ export function ConfirmCard({
 
   return (
     <fieldset
+      // Focusable, so focus can land on the card rather than on "Allow" (after a denial).
+      tabIndex={-1}
       className="card confirm-card"
       aria-busy={busy}
       aria-label={`${toolCall.name}: ${inputSummary(toolCall.name, toolCall.input)}`}
@@ -104,7 +107,7 @@ export function ConfirmCard({
         <Countdown deadline={deadline} />
       )}
       {answered !== undefined ? (
-        <p className="answered" role="status">
+        <p className={answeredClass(answered)} role="status">
           {answered}
         </p>
       ) : (

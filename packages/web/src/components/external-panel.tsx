@@ -2,6 +2,7 @@ import type { ToolCallBlock } from '@parley/core';
 import { useEffect, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { inputSummary, ToolInputView } from './tool-input-view.js';
+import { answeredClass } from './answered-class.js';
 
 /** Props of `ExternalPanel`. */
 export type ExternalPanelProps = {
@@ -48,7 +49,7 @@ export function ExternalPanel({
         <ToolInputView name={toolCall.name} input={toolCall.input} />
       ) : null}
       {answered !== undefined ? (
-        <p className="answered" role="status">
+        <p className={answeredClass(answered)} role="status">
           {answered}
         </p>
       ) : (

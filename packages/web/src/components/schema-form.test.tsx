@@ -62,8 +62,17 @@ describe('SchemaForm', () => {
     await userEvent.type(screen.getByRole('spinbutton', { name: 'replicas (optional)' }), '0');
     await userEvent.click(screen.getByRole('button', { name: 'Allow edited' }));
     const alert = screen.getByRole('alert');
-    expect(alert.textContent).toContain('path');
-    expect(alert.textContent).toContain('replicas');
+    expect(alert.textContent).toBe('Fix these 2 fields before sending: path, replicas.');
+    // Each problem in words, next to its field, which it describes; the first takes the focus.
+    const path = screen.getByRole('textbox', { name: 'path' });
+    expect(path.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('Fill this in: it cannot be empty.').id).toBe(
+      path.getAttribute('aria-describedby')?.split(' ').at(-1),
+    );
+    expect(path.parentElement?.textContent).toContain('Fill this in: it cannot be empty.');
+    const replicas = screen.getByRole('spinbutton', { name: 'replicas (optional)' });
+    expect(replicas.parentElement?.textContent).toContain('Too small: at least 1.');
+    expect(document.activeElement).toBe(path);
     expect(sent).toEqual([]);
 
     await userEvent.type(screen.getByRole('textbox', { name: 'path' }), 'b.md');
@@ -84,7 +93,8 @@ describe('SchemaForm', () => {
     const { sent } = renderForm({ path: 'a.md', content: 'hi', environment: 'staging' });
     await userEvent.type(screen.getByRole('textbox', { name: 'tags (optional)' }), '[[oops');
     await userEvent.click(screen.getByRole('button', { name: 'Allow edited' }));
-    expect(screen.getByRole('alert').textContent).toBe('tags: not valid JSON');
+    expect(screen.getByRole('alert').textContent).toBe('Fix this field before sending: tags.');
+    expect(screen.getByText('Not valid JSON: check the brackets, quotes and commas.')).toBeTruthy();
     expect(sent).toEqual([]);
   });
 });
@@ -97,8 +107,16 @@ describe('fieldsOf and schemaProblems', () => {
         .map((field) => field.name),
     ).toEqual(['path', 'content', 'environment']);
     expect(schemaProblems(schema, { path: 'a', content: '', environment: 'staging' })).toEqual([]);
+    expect(schemaProblems(schema, { path: 'a', content: '', environment: 'moon' })).toEqual([
+      { field: 'environment', message: 'Choose one of: staging, production.' },
+    ]);
     expect(
-      schemaProblems(schema, { path: 'a', content: '', environment: 'moon' }).join(),
-    ).toContain('environment');
+      schemaProblems(schema, { path: 'a', environment: 'staging', replicas: 1.5, tags: [3], x: 1 }),
+    ).toEqual([
+      { field: 'content', message: 'Fill this in: it is required.' },
+      { field: 'replicas', message: 'Must be a whole number.' },
+      { field: 'tags', message: 'item 1: Must be text.' },
+      { field: 'x', message: 'This field is not allowed here.' },
+    ]);
   });
 });

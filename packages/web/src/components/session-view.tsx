@@ -18,6 +18,7 @@ import {
   isRunning,
   transcriptOfMessages,
   withUserMessage,
+  withoutEntry,
 } from '../transcript/transcript.js';
 import type { CallView, Transcript } from '../transcript/transcript.js';
 import { AuditTimeline } from './audit-timeline.js';
@@ -26,6 +27,8 @@ import { Countdown } from './countdown.js';
 import { RulesPanel } from './rules-panel.js';
 import { TranscriptView } from './transcript-view.js';
 import { WaitingCallCard, answeredBy } from './waiting-call-card.js';
+import { answeredClass } from './answered-class.js';
+import { decisionsOf } from '../transcript/decisions.js';
 import { shortId } from './short-id.js';
 import { problemInWords } from '../api/problem-words.js';
 
@@ -72,6 +75,11 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
   const [message, setMessage] = useState('');
   const [sendError, setSendError] = useState<string | undefined>();
   const [batchBusy, setBatchBusy] = useState(false);
+  // What became of the calls that just left "Waiting for you", in words.
+  const [lastAnswer, setLastAnswer] = useState<string | undefined>();
+  // Set once the person denied a call: the next card then takes the focus
+  // on itself, not on its "Allow", so a second Enter never approves it.
+  const [afterDenial, setAfterDenial] = useState(false);
   const waitingSection = useRef<HTMLElement>(null);
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   // The cards as last rendered, so a refresh can compare them with the server's view.
@@ -111,6 +119,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
         ),
       );
       const answers = new Map(gone.map((card, index) => [card.call.id, who[index]]));
+      if (gone.length > 0) setLastAnswer(who.join('; '));
       updateCards([
         ...cardsRef.current.map((card) => {
           const answered = answers.get(card.call.id);
@@ -187,7 +196,14 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
     const text = message.trim();
     if (text === '') return;
     setSendError(undefined);
+    setLastAnswer(undefined);
     const waitingNow = cardsRef.current.filter((card) => card.answered === undefined);
+    // Shown at once, above the reply it starts; taken back if the server refuses it.
+    const local = { kind: 'user' as const, id: `local-${Date.now()}`, name: 'you', text };
+    if (waitingNow.length === 0) {
+      setTranscript((current) => withUserMessage(current, local));
+      setMessage('');
+    }
     try {
       if (waitingNow.length > 0) {
         // A message while calls wait answers them: denied (or skipped) with it as the reason.
@@ -199,14 +215,13 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
         }
       } else {
         await api.postReply(sessionId, text);
-        setTranscript((current) =>
-          withUserMessage(current, { kind: 'user', id: `local-${Date.now()}`, name: 'you', text }),
-        );
       }
       setMessage('');
       updateCards(cardsRef.current.filter((card) => card.answered === undefined));
       scheduleRefresh();
     } catch (error) {
+      setTranscript((current) => withoutEntry(current, local.id));
+      setMessage((current) => (current === '' ? text : current));
       setSendError(problemInWords(error));
     }
   };
@@ -229,8 +244,10 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
   const calls = callsOf(transcript);
   const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
   const openCards = cards.filter((card) => card.answered === undefined);
-  // Answered cards stay while their reply goes on; once it is over, the audit trail has them.
-  const shownCards = summary?.status === 'idle' ? openCards : cards;
+  // Answered cards leave at once: the transcript says who decided what, and the audit trail.
+  const shownCards = openCards;
+  const decisions = decisionsOf(audit);
+  const waitingIds = new Set(openCards.map((card) => card.call.id));
   const confirmable = openCards.filter((card) => card.call.awaiting === 'confirm');
   const running = summary?.status === 'running' || isRunning(transcript);
 
@@ -238,6 +255,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
     const first = confirmable[0];
     if (first === undefined) return;
     setBatchBusy(true);
+    setAfterDenial(!allow);
     try {
       const decisions = confirmable.flatMap((card) => {
         const toolCall = toolCallOf(card.call);
@@ -264,11 +282,14 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
   // When the control that had focus went away (its call was answered), focus
   // moves on to the next open call's first control, so the keyboard never
   // has to find its way back from the top of the page.
+  // Right after a denial it lands on the next card itself, never on its "Allow".
   useEffect(() => {
     if (document.activeElement !== null && document.activeElement !== document.body) return;
     waitingSection.current
       ?.querySelector<HTMLElement>(
-        '[data-open="true"] input:not([type="hidden"]), [data-open="true"] button.primary',
+        afterDenial
+          ? '[data-open="true"] .confirm-card, [data-open="true"] input:not([type="hidden"])'
+          : '[data-open="true"] input:not([type="hidden"]), [data-open="true"] button.primary',
       )
       ?.focus();
   });
@@ -319,7 +340,7 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
             </button>
           ) : null}
         </header>
-        <TranscriptView transcript={transcript} />
+        <TranscriptView transcript={transcript} context={{ waiting: waitingIds, decisions }} />
         {shownCards.length === 0 ? null : (
           <section ref={waitingSection} className="waiting" aria-label="Waiting for you">
             <h2>Waiting for you</h2>
@@ -353,12 +374,23 @@ export function SessionView({ api, sessionId }: { api: Api; sessionId: string })
                   ask={calls.get(card.call.id)?.ask}
                   schema={schemas.get(card.call.name)}
                   answered={card.answered}
-                  autoFocus={index === shownCards.findIndex((open) => open.answered === undefined)}
-                  onSettled={scheduleRefresh}
+                  autoFocus={
+                    !afterDenial &&
+                    index === shownCards.findIndex((open) => open.answered === undefined)
+                  }
+                  onSettled={(denied) => {
+                    setAfterDenial(denied);
+                    scheduleRefresh();
+                  }}
                 />
               </div>
             ))}
           </section>
+        )}
+        {lastAnswer === undefined ? null : (
+          <p className={answeredClass(lastAnswer)} role="status">
+            {lastAnswer}
+          </p>
         )}
         <form className="composer" onSubmit={(event) => void send(event)}>
           <label htmlFor="message" className="visually-hidden">

@@ -4,6 +4,7 @@ import { ApiError } from '../api/client.js';
 import { askUserEvent, confirmEvent, externalEvent, skipEvent, toolCallOf } from '../answers.js';
 import type { Decision } from '../answers.js';
 import { AskUserForm, askUserQuestions } from './ask-user-form.js';
+import { answeredClass } from './answered-class.js';
 import { ConfirmCard } from './confirm-card.js';
 import { ExternalPanel } from './external-panel.js';
 import { problemInWords } from '../api/problem-words.js';
@@ -46,8 +47,8 @@ export type WaitingCallCardProps = {
   /** Set when the call is known to be answered (here or elsewhere). */
   answered?: string | undefined;
   autoFocus?: boolean;
-  /** After this card's answer went through, or was refused as already given. */
-  onSettled: () => void;
+  /** After this card's answer went through (`denied` when it was a denial), or was refused as already given. */
+  onSettled: (denied: boolean) => void;
 };
 
 /**
@@ -73,13 +74,13 @@ export function WaitingCallCard(props: WaitingCallCardProps) {
   const toolCall = toolCallOf(call);
   const shownAnswer = props.answered ?? answered;
 
-  const send = async (input: Parameters<Api['postReply']>[1]) => {
+  const send = async (input: Parameters<Api['postReply']>[1], denied = false) => {
     setBusy(true);
     setError(undefined);
     try {
       await api.postReply(sessionId, input);
-      setAnswered('Answered by you');
-      onSettled();
+      setAnswered(denied ? 'Answered by you: denied' : 'Answered by you');
+      onSettled(denied);
     } catch (caught) {
       if (caught instanceof ApiError && (caught.status === 409 || caught.status === 410)) {
         setAnswered(
@@ -87,7 +88,7 @@ export function WaitingCallCard(props: WaitingCallCardProps) {
             ? 'Expired before it was answered'
             : await answeredBy(api, sessionId, call.id).catch(() => 'Answered elsewhere'),
         );
-        onSettled();
+        onSettled(false);
       } else {
         setError(problemInWords(caught));
       }
@@ -111,7 +112,7 @@ export function WaitingCallCard(props: WaitingCallCardProps) {
         error={error}
         autoFocus={autoFocus}
         onDecide={(decision: Decision) =>
-          void send(confirmEvent(replyId, [{ toolCall, decision }]))
+          void send(confirmEvent(replyId, [{ toolCall, decision }]), decision.kind === 'deny')
         }
       />
     );
@@ -121,7 +122,7 @@ export function WaitingCallCard(props: WaitingCallCardProps) {
     return (
       <section className="card ask-card" aria-label={`${toolCall.name} asks`}>
         {shownAnswer !== undefined ? (
-          <p className="answered" role="status">
+          <p className={answeredClass(shownAnswer)} role="status">
             {shownAnswer}
           </p>
         ) : (

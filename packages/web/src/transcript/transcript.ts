@@ -110,6 +110,11 @@ export function withUserMessage(transcript: Transcript, entry: UserEntry): Trans
   return { ...transcript, entries: [...transcript.entries, entry] };
 }
 
+/** Takes back an entry (a message the server refused). */
+export function withoutEntry(transcript: Transcript, id: string): Transcript {
+  return { ...transcript, entries: transcript.entries.filter((entry) => entry.id !== id) };
+}
+
 function updateReply(
   transcript: Transcript,
   replyId: string,
