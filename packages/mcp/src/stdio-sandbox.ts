@@ -86,8 +86,8 @@ function walked(directories: readonly string[], home: string): string[] {
  * again; a private `/tmp`, its working directory and the paths it is
  * started with bound again, read-only, when they lie below `/tmp`; the
  * secrets the Bash sandbox masks (`~/.ssh`, `~/.aws`, `.env*` and private
- * keys in its directories, …) masked, except those its entry names (as an
- * argument, in `writable` or in `readable`); no network unless it declares
+ * keys in its directories, …) masked, except those its entry names (its
+ * `cwd`, an argument, in `writable` or in `readable`); no network unless it declares
  * `network: true`.
  */
 export async function serverPolicy(
@@ -103,7 +103,8 @@ export async function serverPolicy(
     .map((dir) => path.resolve(cwd, dir))
     .map((dir) => existingReal(dir) ?? dir);
   const visible = visibleBelowTmp([cwd, command, ...args], writable);
-  const named = [...args, ...writable, ...(options.readable ?? [])].flatMap(
+  // Its working directory is named too: a server started inside a secret directory sees it.
+  const named = [cwd, ...args, ...writable, ...(options.readable ?? [])].flatMap(
     (item) => existing(path.resolve(cwd, item))?.path ?? [],
   );
   const seen = (item: string): boolean =>
