@@ -28,7 +28,12 @@ const stdioSchema = z.object({
   sandbox: z
     .union([
       z.boolean(),
-      z.object({ network: z.boolean().optional(), writable: z.array(z.string()).optional() }),
+      z.object({
+        network: z.boolean().optional(),
+        writable: z.array(z.string()).optional(),
+        /** Secrets the server may read (masked otherwise), like those its arguments name. */
+        readable: z.array(z.string()).optional(),
+      }),
     ])
     .optional(),
   ...common,

@@ -200,7 +200,7 @@ export class McpServerConnection {
     await client?.close().catch(() => undefined);
   }
 
-  private transport(stderr: StderrTail): Transport {
+  private async transport(stderr: StderrTail): Promise<Transport> {
     const config = this.config;
     if ('transport' in config) return config.transport();
     if ('command' in config) {
@@ -208,7 +208,7 @@ export class McpServerConnection {
       const run =
         config.sandbox === undefined || config.sandbox === false
           ? { command: config.command, args: config.args ?? [] }
-          : sandboxedCommand(config.command, config.args ?? [], cwd, config.sandbox);
+          : await sandboxedCommand(config.command, config.args ?? [], config.sandbox, { cwd });
       const transport = new StdioClientTransport({
         command: run.command,
         args: run.args,
@@ -291,7 +291,7 @@ export class McpServerConnection {
   ): Promise<void> {
     const config = this.config;
     try {
-      await client.connect(this.transport(stderr), { timeout: timeoutMs });
+      await client.connect(await this.transport(stderr), { timeout: timeoutMs });
     } catch (error) {
       if (!('url' in config) || config.type !== undefined) throw error;
       this.logger.info('Streamable HTTP failed; trying SSE', {

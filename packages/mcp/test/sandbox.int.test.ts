@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,5 +57,64 @@ describe.runIf(available || inCi)('a stdio server in the sandbox', () => {
     expect(await readFile(join(folder, 'a.txt'), 'utf8')).toBe('x\n');
     expect(existsSync(join(other, 'b.txt'))).toBe(false);
     expect(JSON.stringify(model.requests.at(-1)?.messages)).toMatch(/read-only file system/i);
+  });
+});
+
+describe.runIf(available || inCi)('a sandboxed stdio server and the secrets in the home', () => {
+  let home: string;
+  let secrets: McpConnections;
+  const savedHome = process.env.HOME;
+  beforeAll(async () => {
+    // A throwaway HOME outside /tmp, given to the server as a directory it may read.
+    home = await realpath(await mkdtemp('/var/tmp/parley-mcp-home-'));
+    await mkdir(join(home, '.ssh'));
+    await writeFile(join(home, '.ssh', 'id_ed25519'), 'FAKE-PRIVATE-KEY\n');
+    await writeFile(join(home, 'notes.txt'), 'notes\n');
+    process.env.HOME = home;
+    try {
+      secrets = await connectMcp({
+        mcpServers: {
+          fs: {
+            command: process.execPath,
+            args: [serverScript('@modelcontextprotocol/server-filesystem'), home],
+            sandbox: { network: true, writable: [] },
+            trusted: true,
+          },
+        },
+      });
+    } finally {
+      process.env.HOME = savedHome;
+    }
+  });
+  afterAll(async () => {
+    await secrets.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('cannot read ~/.ssh, even with the network, and reads the rest of the home', async () => {
+    const read = (id: string, path: string) => ({
+      toolCalls: [{ id, name: 'mcp__fs__read_text_file', input: { path } }],
+    });
+    const { agent, model } = scriptedAgent(
+      [
+        read('key', join(home, '.ssh', 'id_ed25519')),
+        read('notes', join(home, 'notes.txt')),
+        { text: 'ok' },
+      ],
+      secrets.tools,
+      [
+        {
+          toolName: 'mcp__fs__read_text_file',
+          ruleContent: null,
+          behavior: 'allow',
+          source: 'test',
+        },
+      ],
+    );
+    await agent.reply('read both');
+    const seen = JSON.stringify(model.requests.at(-1)?.messages);
+    expect(seen).not.toContain('FAKE-PRIVATE-KEY');
+    expect(seen).toContain('notes');
+    expect(seen).toMatch(/ENOENT|no such file/i);
   });
 });

@@ -5,6 +5,7 @@ import { runSandboxTests } from '../../../test/bubblewrap-ready.js';
 import { collect, temporaryDirectory } from '../../../test/context.js';
 import { loopbackListener, type LoopbackListener } from '../../../test/sandbox-fixtures.js';
 import { runCommand } from '../run-command.js';
+import { bubblewrapArguments } from './bubblewrap.js';
 import type { SandboxPolicy } from './policy-types.js';
 import { BubblewrapAdapter } from './sandbox.js';
 
@@ -95,6 +96,30 @@ describe.runIf(runSandboxTests)('the bubblewrap sandbox', () => {
     expect(result.text).toContain('Read-only file system');
     expect(result.text).toContain('rc=1');
     expect(watched()).toEqual(before);
+  });
+
+  it('masks a file with /dev/null when no descriptor can be passed (MCP servers)', async () => {
+    const given = policy('write');
+    const { args, inherit } = bubblewrapArguments(given, 'device');
+    expect(inherit).toEqual([]);
+    const result = await collect(
+      runCommand({
+        command: 'cat .env; echo rc=$?; echo x >> .env; echo rc=$?; ls ~/.ssh | wc -l',
+        cwd: project,
+        env: { ...process.env, HOME: home },
+        timeoutMs: 20_000,
+        signal: new AbortController().signal,
+        headChars: 20_000,
+        tailChars: 10_000,
+        killGraceMs: 1_000,
+        wrap: (argv) => ({ file: 'bwrap', args: [...args, ...argv], inherit }),
+      }),
+    );
+    expect(result.text).not.toContain('marker');
+    expect(result.text.match(/Permission denied/g)).toHaveLength(2);
+    expect(result.text.match(/rc=1/g)).toHaveLength(2);
+    expect(result.text).toMatch(/^0$/m);
+    expect(readFileSync(path.join(project, '.env'), 'utf8')).toBe('TOKEN=marker-env\n');
   });
 
   it('lets an approved command write the project, not outside it, not the hooks or git config', async () => {

@@ -37,6 +37,18 @@ function devNullDescriptor(): number {
 /** The first descriptor after stdin, stdout and stderr. */
 const FIRST_INHERITED = 3;
 
+/**
+ * How a masked file is hidden: `descriptor` (the default) binds an empty
+ * read-only copy read from a descriptor bubblewrap gets as its fd 3, 4, …
+ * (`inherit`), so it reads as empty and writes fail with EROFS; `device`
+ * binds `/dev/null` over it, for a caller that cannot pass descriptors
+ * beyond stdin, stdout and stderr (the MCP SDK's stdio transport): the
+ * bind is `nodev`, as bubblewrap makes every bind but `--dev-bind`, so
+ * opening it fails with EACCES. Either way the secret is neither read nor
+ * changed.
+ */
+export type FileMasking = 'descriptor' | 'device';
+
 /** Parents before children, so a bind inside another is not hidden by it. */
 const byDepth = (a: { path: string }, b: { path: string }): number =>
   a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path);
@@ -44,13 +56,16 @@ const byDepth = (a: { path: string }, b: { path: string }): number =>
 /**
  * The bubblewrap arguments that enforce a policy, up to (not including) the
  * program to run, and the descriptors bubblewrap must get as its fd 3, 4, …
- * (`inherit`, one per masked file): the root read-only (writable in bypass), fresh `/dev` and
+ * (`inherit`, one per masked file, none with `fileMasking` `device`): the root read-only (writable in bypass), fresh `/dev` and
  * `/proc` (its own processes only), a private `/tmp` with the paths below it
  * that must be seen bound again, the sealed directories read-only and the
  * writable paths (a sealed directory's entries among them), then the protected
  * paths read-only and the secrets masked, last so nothing uncovers them.
  */
-export function bubblewrapArguments(policy: SandboxPolicy): {
+export function bubblewrapArguments(
+  policy: SandboxPolicy,
+  fileMasking: FileMasking = 'descriptor',
+): {
   args: string[];
   inherit: number[];
 } {
@@ -70,6 +85,7 @@ export function bubblewrapArguments(policy: SandboxPolicy): {
   for (const item of [...policy.protect].sort()) args.push('--ro-bind', item, item);
   for (const mask of [...policy.masks].sort(byDepth)) {
     if (mask.directory) args.push('--tmpfs', mask.path, '--remount-ro', mask.path);
+    else if (fileMasking === 'device') args.push('--ro-bind', '/dev/null', mask.path);
     else {
       args.push('--perms', '0444', '--ro-bind-data', String(FIRST_INHERITED + inherit.length));
       args.push(mask.path);
