@@ -31,17 +31,22 @@ describe.runIf(runSandboxTests)('the sandbox policy follows the decision', () =>
     ['echo pwned 1<notes.txt >/dev/stdout', 'notes.txt'],
     ['echo pwned 2<README.md >>/dev/stderr', 'README.md'],
   ])(
-    'default mode, allowed unasked: `%s` leaves %s as it was',
+    'default mode: `%s` asks (the device reopens %s), and nothing runs unanswered',
     async (command, file) => {
       const before = read(file);
-      const { asked, result } = await run(command);
-      expect(asked).toBe(false);
-      expect(result?.state).not.toBe('denied');
-      expect(sandboxPolicyOf(result)).toBe('read-only');
+      const { asked } = await run(command);
+      expect(asked).toBe(true);
       expect(read(file)).toBe(before);
     },
     30_000,
   );
+
+  it('default mode, allowed unasked: a line whose only write is to /dev/stdout runs read-only', async () => {
+    // (bash cannot reopen /dev/stdout here: the tool's stdout is a socket, ENXIO.)
+    const { asked, result } = await run('echo shown >/dev/stdout');
+    expect(asked).toBe(false);
+    expect(sandboxPolicyOf(result)).toBe('read-only');
+  }, 30_000);
 
   it('a person’s yes to a write still writes', async () => {
     const { asked, result } = await run('echo approved > approved.txt', { confirm: true });

@@ -168,6 +168,21 @@ describe('checkPermissions through the engine', () => {
     expect(await check('rm -rf .git', 'bypass')).toMatchObject({ bypassImmune: true });
   });
 
+  it('takes /dev/stdout and /dev/stderr for the file fd 1 or 2 holds (issue 31, class 5)', async () => {
+    expect((await check('echo pwned 3<a.txt >/dev/fd/3', 'default')).behavior).toBe('ask');
+    for (const command of [
+      'echo pwned 1<a.txt >/dev/stdout',
+      'echo pwned 2<a.txt >>/dev/stderr',
+      'echo pwned 1<a.txt 2>&1 >/dev/stderr',
+    ]) {
+      const decision = await check(command, 'default');
+      expect(decision.behavior, command).toBe('ask');
+      expect(decision.decisionReason, command).toContain('a.txt');
+    }
+    expect((await check('echo hi >/dev/stdout', 'default')).behavior).toBe('allow');
+    expect((await check('echo hi >/dev/stderr 2>/dev/null', 'default')).behavior).toBe('allow');
+  });
+
   it('treats command-line edits inside the working directories as edits (SPEC sections 6 and 7)', async () => {
     for (const command of ['sed -i s/a/b/ a.txt', "perl -pi -e 's/a/b/' a.txt", 'rm -rf src']) {
       expect((await check(command, 'accept_edits')).behavior, command).toBe('allow');

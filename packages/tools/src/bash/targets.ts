@@ -66,6 +66,7 @@ const NETWORK_PATH = /^\/+dev\/+(tcp|udp)(\/|$)/;
  * those become unknown paths, which nothing grants.
  */
 export function redirectTargets(redirects: readonly Redirect[]): TargetWord[] {
+  const held = heldFiles(redirects);
   return redirects.flatMap((redirect): TargetWord[] => {
     const target = redirect.target;
     if (target === undefined) return [];
@@ -75,8 +76,54 @@ export function redirectTargets(redirects: readonly Redirect[]): TargetWord[] {
       return [{ word: { ...target, dynamic: true }, kind: 'write', via: 'redirect' }];
     if (!OUTPUT_OPERATORS.has(redirect.operator)) return [];
     if (target.value === '/dev/null') return [];
-    return [{ word: target, kind: 'write', via: 'redirect' }];
+    // Writing to /dev/stdout reopens whatever file fd 1 holds (`1<notes.txt >/dev/stdout` truncates it).
+    const fd = standardDescriptor(target.value);
+    const files = fd === undefined ? [] : (held.get(fd) ?? []);
+    return [target, ...files].map((word) => ({
+      word,
+      kind: 'write' as const,
+      via: 'redirect' as const,
+    }));
   });
+}
+
+/** The descriptor a device path reopens: `/dev/stdout` 1, `/dev/stderr` 2, `/dev/fd/N` N. */
+function standardDescriptor(value: string): number | undefined {
+  if (/^\/+dev\/+stdout$/.test(value)) return 1;
+  if (/^\/+dev\/+stderr$/.test(value)) return 2;
+  if (/^\/+dev\/+stdin$/.test(value)) return 0;
+  const match = /^\/+(?:dev\/+fd|proc\/+self\/+fd)\/+(\d+)$/.exec(value);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/**
+ * The files each descriptor may hold through the command's own redirections
+ * (`1<notes.txt`, `3<>f`, `2>&1` copying fd 1's): any of them, in any order,
+ * since the redirections of the statements around a command are listed with
+ * its own. Over-approximates, so a device path that reopens one is never
+ * taken for the terminal.
+ */
+function heldFiles(redirects: readonly Redirect[]): Map<number, Word[]> {
+  const held = new Map<number, Word[]>();
+  const add = (fd: number, words: readonly Word[]): void => {
+    if (words.length > 0) held.set(fd, [...(held.get(fd) ?? []), ...words]);
+  };
+  for (let pass = 0; pass < 2; pass++) {
+    for (const redirect of redirects) {
+      const target = redirect.target;
+      if (target === undefined || redirect.operator.startsWith('<<')) continue;
+      const fd = redirect.descriptor ?? (redirect.operator.startsWith('<') ? 0 : 1);
+      const duplicates = redirect.operator === '>&' || redirect.operator === '<&';
+      if (duplicates && /^\d+$/.test(target.value)) {
+        add(fd, pass === 1 ? (held.get(Number(target.value)) ?? []) : []);
+      } else if (pass === 0 && standardDescriptor(target.value) === undefined) {
+        add(fd, [target]);
+        if (redirect.operator.startsWith('&')) add(2, [target]);
+      }
+    }
+  }
+  for (const [fd, words] of held) held.set(fd, [...new Set(words)]);
+  return held;
 }
 
 const all = (words: readonly Word[], kind: TargetKind): TargetWord[] =>
