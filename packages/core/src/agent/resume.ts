@@ -46,18 +46,15 @@ function checkIds(
 
 /** Refuses a confirmation that does not fit what the parked reply asks (nothing is changed). */
 export function checkConfirm(state: AgentState, event: UserConfirmResultEvent): void {
-  const asking = new Set(
-    openCallsOf(state)
-      .filter((c) => c.state === 'asking')
-      .map((c) => c.id),
-  );
+  const open = openCallsOf(state);
+  const asking = new Set(open.filter((c) => c.state === 'asking').map((c) => c.id));
   if (asking.size === 0)
     throw new NotWaitingError(agentTexts.notWaitingConfirm(JSON.stringify(event)));
   const ids = event.confirmResults.map((result) => result.toolCall.id);
   checkIds(ids, asking, 'confirmResults', agentTexts.unknownConfirmIds);
-  const asked = new Map(openCallsOf(state).map((call) => [call.id, call.name]));
+  const names = new Map(open.map((call) => [call.id, call.name]));
   event.confirmResults.forEach((result, index) => {
-    const name = asked.get(result.toolCall.id);
+    const name = names.get(result.toolCall.id);
     if (name !== undefined && result.toolCall.name !== name) {
       throw new InvalidEventError(
         `confirmResults.${index}.toolCall.name`,

@@ -11,6 +11,7 @@ export type {
 } from './blocks.js';
 export type { FinishedReason, Msg } from './msg.js';
 export type { PermissionRule } from './permission-rule.js';
+export { hasLoneSurrogate, samePermissionRule } from './permission-rule.js';
 export { assistantMsg, blocksOf, textOf, userMsg } from './msg.js';
 export {
   isDataBlock,

@@ -1,4 +1,5 @@
 import { InvalidAuditRecordError } from './store-errors.js';
+import { hasLoneSurrogate } from '../message/index.js';
 
 /**
  * Every decision the audit trail knows, in the order a tool call usually
@@ -117,8 +118,7 @@ export function parseAuditRecord(value: unknown, sessionId: string): AuditRecord
   if (approver !== null && (typeof approver !== 'string' || approver === '')) {
     throw new InvalidAuditRecordError('approver', 'must be a non-empty string or null');
   }
-  // A store keeps UTF-8: a lone surrogate would read back as U+FFFD, another person's id.
-  if (approver !== null && /[\uD800-\uDFFF]/u.test(approver)) {
+  if (approver !== null && hasLoneSurrogate(approver)) {
     throw new InvalidAuditRecordError('approver', 'must be well-formed Unicode (a lone surrogate)');
   }
   const at = requireString(value.at, 'at');

@@ -8,12 +8,12 @@ import {
   isReplyExpired,
   parseToolInput,
   permissionRuleSchema,
+  samePermissionRule,
   textBlockSchema,
 } from '@parley/core';
 import type {
   AgentState,
   ConfirmResult,
-  PermissionRule,
   Toolkit,
   ToolCallBlock,
   ToolResultBlock,
@@ -90,12 +90,6 @@ function blockOf(call: WaitingCall): ToolCallBlock {
   };
 }
 
-const sameRule = (a: PermissionRule, b: PermissionRule): boolean =>
-  a.toolName === b.toolName &&
-  a.ruleContent === b.ruleContent &&
-  a.behavior === b.behavior &&
-  a.source === b.source;
-
 function confirmation(
   call: WaitingCall,
   payload: unknown,
@@ -113,7 +107,7 @@ function confirmation(
   }
   const rules = answer.rules ?? [];
   rules.forEach((rule, index) => {
-    if (!call.suggestedRules.some((suggested) => sameRule(suggested, rule))) {
+    if (!call.suggestedRules.some((suggested) => samePermissionRule(suggested, rule))) {
       refuse(`${path}.rules.${index}`, 'only a rule suggested with the call can be kept');
     }
   });

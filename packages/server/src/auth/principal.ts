@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from '@parley/core';
 /**
  * Who is calling, as an authenticator established it. `id` is what owns
  * sessions and what audit records name as the approver; the role
@@ -17,9 +18,6 @@ export function isApprover(principal: Principal): boolean {
   return principal.roles?.includes('approver') ?? false;
 }
 
-/** A lone surrogate: with the `u` flag, a paired one is a single code point and does not match. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
 /**
  * `authenticate`, refusing (as no credentials, `null`) a principal whose id
  * is empty or not well-formed Unicode: such an id cannot be stored exactly
@@ -31,6 +29,6 @@ export function wellFormedPrincipals(authenticate: Authenticate): Authenticate {
     const principal = await authenticate(request);
     if (principal === null) return null;
     if (typeof principal.id !== 'string' || principal.id === '') return null;
-    return LONE_SURROGATE.test(principal.id) ? null : principal;
+    return hasLoneSurrogate(principal.id) ? null : principal;
   };
 }

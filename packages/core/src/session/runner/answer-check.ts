@@ -2,6 +2,7 @@ import { openCallsOf } from '../../agent/resume.js';
 import { AnswerNotAllowedError, InvalidEventError } from '../../errors/index.js';
 import type { InputEvent } from '../../event/index.js';
 import type { PermissionRule, ToolCallBlock, ToolResultBlock } from '../../message/index.js';
+import { samePermissionRule } from '../../message/index.js';
 import type { AgentState } from '../../state/index.js';
 
 /** What a person answered about one waiting tool call. */
@@ -77,12 +78,6 @@ export async function checkMayAnswer(
   }
 }
 
-const sameRule = (a: PermissionRule, b: PermissionRule): boolean =>
-  a.toolName === b.toolName &&
-  a.ruleContent === b.ruleContent &&
-  a.behavior === b.behavior &&
-  a.source === b.source;
-
 /**
  * Refuses a confirmation that keeps a rule not suggested with the call it
  * confirms (`InvalidEventError` naming the rule; nothing is applied).
@@ -95,7 +90,7 @@ export function checkKeptRules(state: AgentState, event: InputEvent): void {
     const call = asking.get(result.toolCall.id);
     if (call === undefined || !result.confirmed) return;
     (result.rules ?? []).forEach((rule, at) => {
-      if (!call.suggestedRules.some((suggested) => sameRule(suggested, rule))) {
+      if (!call.suggestedRules.some((suggested) => samePermissionRule(suggested, rule))) {
         throw new InvalidEventError(
           `confirmResults.${index}.rules.${at}`,
           `only a rule suggested with tool call '${call.id}' (${call.name}) can be kept`,

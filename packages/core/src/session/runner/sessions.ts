@@ -9,6 +9,7 @@ import {
 import type { AgentEvent } from '../../event/index.js';
 import { looksLikeInputEvent } from '../../event/index.js';
 import type { Msg } from '../../message/index.js';
+import { hasLoneSurrogate } from '../../message/index.js';
 import type { AuditRecord } from '../audit-record.js';
 import type { SessionStore, StoredSession } from '../session-store.js';
 import { StoreCapabilityError } from '../store-errors.js';
@@ -364,9 +365,6 @@ function answeredReply(input: ReplyInput | undefined): string | undefined {
   return typeof input.replyId === 'string' ? input.replyId : undefined;
 }
 
-/** A lone surrogate: with the `u` flag, a paired one is a single code point and does not match. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
 /**
  * Refuses an approver id that is empty, not a string, or not well-formed
  * Unicode (a store keeps UTF-8, where a lone surrogate becomes U+FFFD and
@@ -377,7 +375,7 @@ function checkApprover(approver: unknown): void {
   if (typeof approver !== 'string' || approver === '') {
     throw new InvalidInputError('The approver must be a non-empty string (an id from your auth).');
   }
-  if (LONE_SURROGATE.test(approver)) {
+  if (hasLoneSurrogate(approver)) {
     throw new InvalidInputError(
       'The approver must be well-formed Unicode (it has a lone surrogate), so that it is stored exactly.',
     );
