@@ -1,36 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { WaitingCall } from './api/client.js';
 import { insteadOfWaiting, sendingNote } from './answers.js';
-
-const call = (id: string, name: string, awaiting: 'confirm' | 'external', input: string) =>
-  ({
-    type: 'tool_call',
-    id,
-    name,
-    input,
-    state: awaiting === 'confirm' ? 'asking' : 'submitted',
-    suggestedRules: [],
-    awaiting,
-  }) as WaitingCall;
-
-const askInput = JSON.stringify({
-  questions: [
-    {
-      question: 'Which colour?',
-      header: 'Colour',
-      options: [
-        { label: 'Red', description: 'warm' },
-        { label: 'Blue', description: 'cool' },
-      ],
-    },
-  ],
-});
+import { colourQuestion, waitingCall as call } from '../test/waiting-calls.js';
 
 describe('a message typed while calls wait', () => {
   const waiting = [
     { replyId: 'r1', call: call('c1', 'write_note', 'confirm', '{"text":"a"}') },
     { replyId: 'r1', call: call('c2', 'write_note', 'confirm', '{"text":"b"}') },
-    { replyId: 'r1', call: call('q1', 'AskUser', 'external', askInput) },
+    { replyId: 'r1', call: call('q1', 'AskUser', 'external', colourQuestion) },
     { replyId: 'r1', call: call('x1', 'lookup', 'external', '{"q":"p"}') },
   ];
 

@@ -71,18 +71,14 @@ export function createApi(token: string, origin: string) {
     throw problemError(response, error);
   }
 
-  /**
-   * POSTs a reply (a message or an answer) and lets go once the server has
-   * accepted it: the reply runs on, and its events arrive on the session's
-   * event stream. A refusal (409 already answered, 403, 410, …) is thrown.
-   */
-  async function postReply(sessionId: string, input: ReplyInput): Promise<void> {
+  /** POSTs `input` as a reply to the session; a refusal is thrown as an `ApiError`. */
+  async function post(sessionId: string, input: ReplyInput, stream: boolean): Promise<void> {
     const response = await fetch(`${origin}/v1/sessions/${encodeURIComponent(sessionId)}/replies`, {
       method: 'POST',
       headers: {
         ...authorization,
         'Content-Type': 'application/json',
-        Accept: 'text/event-stream',
+        ...(stream ? { Accept: 'text/event-stream' } : {}),
       },
       body: JSON.stringify({ input }),
     });
@@ -91,19 +87,20 @@ export function createApi(token: string, origin: string) {
   }
 
   /**
-   * POSTs an answer and waits until the reply it resumes has parked again
-   * or ended (the JSON form of the route), so a next answer to the same
-   * reply finds it parked rather than running. A refusal is thrown.
+   * POSTs a reply (a message or an answer) and lets go once the server has
+   * accepted it: the reply runs on, and its events arrive on the session's
+   * event stream. A refusal (409 already answered, 403, 410, …) is thrown.
    */
-  async function answerAndWait(sessionId: string, input: ReplyInput): Promise<void> {
-    const response = await fetch(`${origin}/v1/sessions/${encodeURIComponent(sessionId)}/replies`, {
-      method: 'POST',
-      headers: { ...authorization, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ input }),
-    });
-    if (!response.ok) throw await apiErrorOf(response);
-    await response.body?.cancel();
-  }
+  const postReply = (sessionId: string, input: ReplyInput): Promise<void> =>
+    post(sessionId, input, true);
+
+  /**
+   * POSTs an answer and waits until the reply it resumes has parked again
+   * or ended (the JSON form of the route answers only then), so a next
+   * answer to the same reply finds it parked rather than running.
+   */
+  const answerAndWait = (sessionId: string, input: ReplyInput): Promise<void> =>
+    post(sessionId, input, false);
 
   /** Which sandbox the server's Bash runs commands in (`/healthz`); undefined when it does not say. */
   async function sandbox(): Promise<'bubblewrap' | 'none' | undefined> {

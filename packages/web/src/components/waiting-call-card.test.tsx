@@ -1,23 +1,11 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Api, ReplyInput, WaitingCall } from '../api/client.js';
+import type { ReplyInput } from '../api/client.js';
+import { colourQuestion, waitingCall } from '../../test/waiting-calls.js';
 import { WaitingCallCard } from './waiting-call-card.js';
 
 afterEach(cleanup);
-
-const askInput = JSON.stringify({
-  questions: [
-    {
-      question: 'Which colour?',
-      header: 'Colour',
-      options: [
-        { label: 'Red', description: 'warm' },
-        { label: 'Blue', description: 'cool' },
-      ],
-    },
-  ],
-});
 
 describe('WaitingCallCard', () => {
   it('offers Skip on an AskUser call: a cancelled answer the model reads', async () => {
@@ -26,16 +14,9 @@ describe('WaitingCallCard', () => {
       postReply: async (_session: string, input: ReplyInput) => {
         sent.push(input);
       },
-    } as unknown as Api;
-    const call = {
-      type: 'tool_call',
-      id: 'q1',
-      name: 'AskUser',
-      input: askInput,
-      state: 'submitted',
-      suggestedRules: [],
-      awaiting: 'external',
-    } as WaitingCall;
+      audit: () => Promise.reject(new Error('the audit trail is not read here')),
+    };
+    const call = waitingCall('q1', 'AskUser', 'external', colourQuestion);
     let settled = 0;
     render(
       <WaitingCallCard

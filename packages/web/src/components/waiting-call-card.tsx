@@ -21,7 +21,11 @@ export function decisionInWords(decisions: readonly string[]): string {
 }
 
 /** Who answered a call, from the session's audit trail ("Answered by ada: allowed"). */
-export async function answeredBy(api: Api, sessionId: string, toolCallId: string): Promise<string> {
+export async function answeredBy(
+  api: Pick<Api, 'audit'>,
+  sessionId: string,
+  toolCallId: string,
+): Promise<string> {
   const { records } = await api.audit(sessionId);
   const decided = records.filter(
     (record) =>
@@ -35,9 +39,9 @@ export async function answeredBy(api: Api, sessionId: string, toolCallId: string
   return `Answered by ${who}: ${decisionInWords(decisions)}`;
 }
 
-/** Props of `WaitingCallCard`. */
+/** Props of `WaitingCallCard`: of the API, it posts answers and reads the audit trail. */
 export type WaitingCallCardProps = {
-  api: Api;
+  api: Pick<Api, 'postReply' | 'audit'>;
   sessionId: string;
   replyId: string;
   call: WaitingCall;
