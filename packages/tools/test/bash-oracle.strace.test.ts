@@ -20,7 +20,7 @@ import {
   standaloneWorker,
   type OracleWorker,
 } from './oracle/oracle.js';
-import { probeIsolation, type Isolation } from './oracle/traced-run.js';
+import { oracleIsolation } from './oracle/traced-run.js';
 import { runSandboxTests } from './bubblewrap-ready.js';
 
 /** CI's seed: fixed, so a red run can be replayed with the same commands. */
@@ -31,13 +31,7 @@ const BUDGET_MS = 45_000;
 const SANDBOXED_RUNS = Math.ceil(RUNS / 4);
 const SANDBOXED_BUDGET_MS = 30_000;
 const TIMEOUT_MS = 3_000;
-const inCi = process.env.CI === 'true' || process.env.CI === '1';
-
-const probe = probeIsolation();
-const isolation: Isolation | undefined = 'isolation' in probe ? probe.isolation : undefined;
-if (isolation === undefined && !inCi) {
-  console.log(`bash execution oracle skipped: ${'missing' in probe ? probe.missing : ''}`);
-}
+const oracle = oracleIsolation('bash execution oracle');
 
 function seed(): number {
   const given = process.env.PARLEY_ORACLE_SEED;
@@ -47,15 +41,10 @@ function seed(): number {
 }
 
 // In CI the tests run even without strace, and fail on the first line.
-describe.runIf(isolation !== undefined || inCi)('bash execution oracle (strace)', () => {
+describe.runIf(oracle.runs)('bash execution oracle (strace)', () => {
   let worker: OracleWorker;
   let remove: () => void = () => undefined;
-  const ready = (): Isolation => {
-    if (isolation === undefined) {
-      throw new Error(`the oracle cannot run: ${'missing' in probe ? probe.missing : ''}`);
-    }
-    return isolation;
-  };
+  const ready = oracle.ready;
 
   beforeAll(async () => {
     const standalone = standaloneWorker(ready());

@@ -13,16 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionEngine } from '@parley/core';
 import { Bash } from '../src/index.js';
 import { execute, standaloneWorker, type OracleWorker } from './oracle/oracle.js';
-import { probeIsolation, type Isolation } from './oracle/traced-run.js';
+import { oracleIsolation } from './oracle/traced-run.js';
 
-const inCi = process.env.CI === 'true' || process.env.CI === '1';
-const probe = probeIsolation();
-const isolation: Isolation | undefined = 'isolation' in probe ? probe.isolation : undefined;
-if (isolation === undefined && !inCi) {
-  console.log(
-    `command-line edits under strace skipped: ${'missing' in probe ? probe.missing : ''}`,
-  );
-}
+const oracle = oracleIsolation('command-line edits under strace');
 
 /** An edit, the program it runs, the folder it may write in, and what it must change. */
 const EDITS: { command: string; program: string; folder: string; changes: string[] }[] = [
@@ -85,15 +78,10 @@ function writtenPaths(detail: string): string[] {
   return paths;
 }
 
-describe.runIf(isolation !== undefined || inCi)('command-line edits under strace', () => {
+describe.runIf(oracle.runs)('command-line edits under strace', () => {
   let worker: OracleWorker;
   let remove: () => void = () => undefined;
-  const ready = (): Isolation => {
-    if (isolation === undefined) {
-      throw new Error(`the oracle cannot run: ${'missing' in probe ? probe.missing : ''}`);
-    }
-    return isolation;
-  };
+  const ready = oracle.ready;
 
   beforeAll(() => {
     const standalone = standaloneWorker(ready());

@@ -8,26 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, standaloneWorker, type OracleWorker } from './oracle/oracle.js';
-import { probeIsolation, type Isolation } from './oracle/traced-run.js';
+import { oracleIsolation } from './oracle/traced-run.js';
 import { loadOrdinaryCorpus } from './corpus.js';
 
 const TIMEOUT_MS = 3_000;
-const inCi = process.env.CI === 'true' || process.env.CI === '1';
-const probe = probeIsolation();
-const isolation: Isolation | undefined = 'isolation' in probe ? probe.isolation : undefined;
-if (isolation === undefined && !inCi) {
-  console.log(`ordinary corpus under strace skipped: ${'missing' in probe ? probe.missing : ''}`);
-}
+const oracle = oracleIsolation('ordinary corpus under strace');
 
-describe.runIf(isolation !== undefined || inCi)('the ordinary corpus under strace', () => {
+describe.runIf(oracle.runs)('the ordinary corpus under strace', () => {
   let worker: OracleWorker;
   let remove: () => void = () => undefined;
-  const ready = (): Isolation => {
-    if (isolation === undefined) {
-      throw new Error(`the oracle cannot run: ${'missing' in probe ? probe.missing : ''}`);
-    }
-    return isolation;
-  };
+  const ready = oracle.ready;
 
   beforeAll(() => {
     const standalone = standaloneWorker(ready());

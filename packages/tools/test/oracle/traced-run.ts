@@ -160,3 +160,24 @@ export function tracedRun(
     });
   });
 }
+
+/**
+ * How a test file of the oracle runs: `runs` says whether (in CI always,
+ * so a missing strace fails there at once; elsewhere only when isolation
+ * can be had, else it prints why `name` is skipped), and `ready` gives the
+ * isolation or throws with what is missing.
+ */
+export function oracleIsolation(name: string): { runs: boolean; ready: () => Isolation } {
+  const inCi = process.env.CI === 'true' || process.env.CI === '1';
+  const probe = probeIsolation();
+  const isolation = 'isolation' in probe ? probe.isolation : undefined;
+  const missing = 'missing' in probe ? probe.missing : '';
+  if (isolation === undefined && !inCi) console.log(`${name} skipped: ${missing}`);
+  return {
+    runs: isolation !== undefined || inCi,
+    ready: () => {
+      if (isolation === undefined) throw new Error(`the oracle cannot run: ${missing}`);
+      return isolation;
+    },
+  };
+}
